@@ -1,0 +1,28 @@
+# The two commands of the README:  `make run`  and  `make test`.
+# Each creates .venv and installs the project (building the Cython extensions) on first use.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' 2>/dev/null)
+
+.PHONY: run test bench build clean
+
+$(STAMP): pyproject.toml setup.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+# Rebuild the extensions in place whenever a .pyx/.pxd/.h changed (pip's editable install builds them once).
+build: $(STAMP) $(SOURCES_NATIVE)
+	$(PY) setup.py --quiet build_ext --inplace
+
+run: build
+	$(VENV)/bin/squeeze deal --board 1 --seed 1
+
+test: build
+	$(PY) -m pytest -q -p no:cacheprovider
+
+clean:
+	rm -rf build $(VENV) $(shell find engine -name '*.so' -o -name '*.c')
