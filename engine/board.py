@@ -43,7 +43,7 @@ class Play:
     next state. ``tricks`` lists completed tricks as ``(leader, cards, winner)``.
     """
 
-    __slots__ = ("deal", "contract", "cards", "_remaining", "_leader", "_trick", "_tricks", "_decl_tricks")
+    __slots__ = ("deal", "contract", "cards", "_remaining", "_leader", "_trick", "_tricks", "_decl_tricks", "_total")
 
     def __init__(self, deal: Deal, contract: Contract, cards: Iterable[Card | str] = ()) -> None:
         if contract.declarer is None:
@@ -57,6 +57,7 @@ class Play:
         s(self, "_trick", ())
         s(self, "_tricks", ())
         s(self, "_decl_tricks", 0)
+        s(self, "_total", 4 * min(len(h) for h in deal.hands))  # cards in a complete play of this deal
         state = self
         for c in cards:
             state = state.then(c)
@@ -108,7 +109,7 @@ class Play:
 
     @property
     def is_complete(self) -> bool:
-        return len(self.cards) == 4 * min(len(h) for h in self.deal.hands) and not self._trick
+        return len(self.cards) == self._total and not self._trick
 
     def remaining(self, seat: Seat) -> Hand:
         return Hand(self._remaining[seat])
@@ -152,6 +153,7 @@ class Play:
         s = object.__setattr__
         s(new, "deal", self.deal)
         s(new, "contract", self.contract)
+        s(new, "_total", self._total)
         s(new, "cards", self.cards + (c,))
         rem = list(self._remaining)
         rem[seat] &= ~c.mask
@@ -225,6 +227,18 @@ class BoardRecord:
             p = Play(self.deal, self.contract, self.play)  # validates every card
             if self.result is None and p.is_complete:
                 object.__setattr__(self, "result", p.declarer_tricks)
+
+    @classmethod
+    def from_play(cls, board: int, play: Play, **fields) -> "BoardRecord":
+        """A record of a board whose play is already a checked ``Play`` (no second replay of the cards).
+
+        ``result`` defaults to declarer's tricks when the play is complete.
+        """
+        rec = cls(board=board, deal=play.deal, contract=play.contract, **fields)
+        object.__setattr__(rec, "play", play.cards)
+        if rec.result is None and play.is_complete:
+            object.__setattr__(rec, "result", play.declarer_tricks)
+        return rec
 
     @property
     def is_passed_out(self) -> bool:

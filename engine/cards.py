@@ -60,18 +60,19 @@ class Seat(IntEnum):
     @property
     def lho(self) -> "Seat":
         """Left-hand opponent: the next seat clockwise, who plays or calls after this one."""
-        return Seat((self + 1) & 3)
+        return _SEATS[(self + 1) & 3]
 
     @property
     def partner(self) -> "Seat":
-        return Seat((self + 2) & 3)
+        return _SEATS[(self + 2) & 3]
 
     @property
     def rho(self) -> "Seat":
-        return Seat((self + 3) & 3)
+        return _SEATS[(self + 3) & 3]
 
     def next(self, steps: int = 1) -> "Seat":
-        return Seat((self + steps) & 3)
+        # a tuple lookup, not Seat(...): enum construction is slow and this runs per call and per card
+        return _SEATS[(self + steps) & 3]
 
     @property
     def is_ns(self) -> bool:
@@ -95,6 +96,9 @@ class Seat(IntEnum):
 
     def __str__(self) -> str:
         return self.letter
+
+
+_SEATS: tuple[Seat, ...] = tuple(Seat)
 
 
 class Suit(IntEnum):

@@ -1,0 +1,271 @@
+"""ClientMachine and TableMachine: robustness (Hypothesis), snapshots, seating and flow details."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.auction import Call
+from engine.cards import Card, Deal, Seat, Vul
+from protocol import messages as m
+from protocol.client import ClientMachine, ClientPhase
+from protocol.errors import LocalProtocolError, ProtocolError
+from protocol.loopback import Loopback
+from protocol.table import BoardFinished, PlayerSeated, TableMachine, TablePhase
+from test_protocol_messages import _mutations, messages
+from test_protocol_support import TEAM, board, client_at, drain, name, table_at
+
+
+def _collect_states():
+    """Snapshots of all five machines at many points of a real session (seating, auction, play, board ends)."""
+    rng = random.Random(5)
+    boards = [board(i, Deal.random(rng), Seat((i - 1) % 4), Vul(i % 4)) for i in range(1, 4)]
+    table = TableMachine(boards)
+    clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
+
+    def call(client, ev):
+        legal = ev.auction.legal_calls()
+        return legal[0] if rng.random() < 0.6 else rng.choice(legal)
+
+    lb = Loopback(table, clients, call, lambda c, ev: rng.choice(ev.legal), rng=random.Random(6))
+    lb.start()
+    table_states, client_states = [], []
+    while lb.step():
+        if lb.steps % 23 == 1:
+            table_states.append(json.loads(json.dumps(table.snapshot())))
+            for c in clients.values():
+                client_states.append(json.loads(json.dumps(c.snapshot())))
+    return table_states, client_states
+
+
+TABLE_STATES, CLIENT_STATES = _collect_states()
+def _line(data):
+    kind = data.draw(st.sampled_from(["message", "mutated", "text", "bytes", "huge"]))
+    if kind == "message":
+        return m.format(data.draw(messages))
+    if kind == "mutated":
+        return _mutations(m.format(data.draw(messages)), data)
+    if kind == "text":
+        return data.draw(st.text(max_size=120))
+    if kind == "bytes":
+        return data.draw(st.binary(max_size=120))
+    return "North bids 1C Alert. " + "x" * (1 << 20)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_client_random_lines_only_protocol_error_and_no_state_change(data):
+    snap = data.draw(st.sampled_from(CLIENT_STATES))
+    c = ClientMachine.restore(snap)
+    line = _line(data)
+    before = json.dumps(c.snapshot(), sort_keys=True)
+    try:
+        c.receive_line(line)
+    except ProtocolError:
+        if snap["phase"] == "connecting":
+            assert c.phase == ClientPhase.ERROR  # the one documented exception: a refused connection
+        else:
+            assert json.dumps(c.snapshot(), sort_keys=True) == before
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_table_random_lines_only_protocol_error_and_no_state_change(data):
+    snap = data.draw(st.sampled_from(TABLE_STATES))
+    seated = {Seat(i): Seat(i) for i, s in enumerate(snap["seats"]) if s is not None}
+    t = TableMachine.restore(snap, connections=seated)
+    conn = data.draw(st.sampled_from(list(seated) + ["stranger"]))
+    line = _line(data)
+    before = json.dumps(t.snapshot(), sort_keys=True)
+    try:
+        t.receive(conn, line)
+    except ProtocolError as exc:
+        assert json.dumps(t.snapshot(), sort_keys=True) == before
+        assert exc.reply is None or exc.reply.endswith("\r\n")
+
+
+def test_states_cover_the_session():
+    assert {s["phase"] for s in CLIENT_STATES} >= {"auction", "play", "board_done", "await_cards"}
+    assert {s["gate"] for s in TABLE_STATES} >= {"bid", "card", "dummy", "deal", "cards"}
+
+
+# --- snapshots ------------------------------------------------------------------------------------------------
+
+
+def test_snapshots_are_json_and_restore_exactly():
+    for snap in TABLE_STATES[::5]:
+        assert TableMachine.restore(snap).snapshot() == snap
+    for snap in CLIENT_STATES[::7]:
+        assert ClientMachine.restore(snap).snapshot() == snap
+
+
+def test_bad_snapshots_raise_value_error():
+    with pytest.raises(ValueError):
+        ClientMachine.restore({"version": 99})
+    with pytest.raises(ValueError):
+        TableMachine.restore({"version": 1})
+    snap = dict(next(s for s in CLIENT_STATES if s["phase"] == "play" and len(s["cards"]) >= 2))
+    snap["cards"] = [snap["cards"][0]] * 2  # the same card twice
+    with pytest.raises(ValueError):
+        ClientMachine.restore(snap)
+    tsnap = dict(next(s for s in TABLE_STATES if s["gate"] == "card" and len(s["cards"]) >= 2))
+    tsnap["cards"] = [tsnap["cards"][0]] * 2
+    with pytest.raises(ValueError):
+        TableMachine.restore(tsnap)
+
+
+def test_restored_client_carries_on_mid_play():
+    lb_rng = random.Random(2)
+    table = TableMachine([board()])
+    clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
+    lb = Loopback(table, clients, lambda c, ev: ev.auction.legal_calls()[0] if ev.auction.calls else Call.parse("1C"),
+                  lambda c, ev: ev.legal[0], rng=lb_rng)
+    lb.start()
+    while not (clients[Seat.EAST].phase == ClientPhase.PLAY and len(clients[Seat.EAST].cards) == 6):
+        lb.step()
+    lb.clients[Seat.EAST] = ClientMachine.restore(json.loads(json.dumps(clients[Seat.EAST].snapshot())))
+    (record,) = lb.run()
+    assert len(record.play) == 52
+
+
+# --- client details -------------------------------------------------------------------------------------------
+
+
+def test_client_connect_lines_and_options():
+    c = ClientMachine("Squeeze", Seat.WEST, info="squeeze 0.1")
+    c.connect()
+    assert c.bytes_to_send() == b'Connecting "Squeeze" as West using protocol version 18 squeeze 0.1\r\n'
+    with pytest.raises(ValueError):
+        ClientMachine('bad "name"', Seat.WEST)
+    with pytest.raises(ValueError):
+        ClientMachine("x", Seat.WEST, dummy_card_style="north")
+
+
+def test_client_rejects_impossible_calls_and_cards_from_the_table():
+    c = client_at("auction", seat=Seat.EAST)  # South deals
+    drain(c)
+    for bad in ("West passes", "South bids 8C", "South doubles", "South redoubles", "North plays 5C"):
+        before = c.snapshot()
+        with pytest.raises(ProtocolError):
+            c.receive_line(bad)
+        assert c.snapshot() == before
+    c.receive_line("South bids 1NT")
+    with pytest.raises(ProtocolError):
+        c.receive_line("West bids 1C")  # insufficient
+
+
+def test_client_sees_revokes_it_can_prove():
+    w = client_at("auction", seat=Seat.WEST)
+    calls = ["South bids 1NT", None, "North bids 2C", "East doubles", "South bids 2H", None, "North bids 4H",
+             "East passes", "South passes", None]
+    for line in calls:
+        if line is None:
+            w.send_call(Call.parse("P"))
+        else:
+            w.receive_line(line)
+    w.receive_line("West to lead")
+    w.send_card(Card.parse("D2"))
+    w.receive_line("Dummy's cards : S K 8 5 2. H A J 6 3. D 7 4. C Q 9 5.")
+    with pytest.raises(ProtocolError):
+        w.receive_line("North plays 5C")  # dummy holds diamonds: a revoke we can see
+    w.receive_line("North plays 4D")
+    with pytest.raises(ProtocolError):
+        w.receive_line("East plays 7D")  # 7D is in dummy's hand
+    with pytest.raises(ProtocolError):
+        w.receive_line("East plays 2D")  # already played (our lead)
+    w.receive_line("East plays 7S")  # East shows out of diamonds (as far as West can tell)
+    w.receive_line("South plays AD")
+    assert w.tricks[-1][2] == Seat.SOUTH
+    assert drain(w)[-1] == "West ready for South's card to trick 2"
+    w.receive_line("South plays 4C")
+    w.send_card(Card.parse("C2"))
+    w.receive_line("North plays 9C")
+    with pytest.raises(ProtocolError):
+        w.receive_line("East plays 3D")  # East showed out of diamonds in trick 1
+
+
+def test_client_table_errors_are_events_only():
+    c = client_at("auction")
+    drain(c)
+    before = c.snapshot()
+    for line in ("Illegal bid", "Illegal card", "ERROR: Unexpected message received."):
+        (ev,) = c.receive_line(line)
+        assert type(ev).__name__ == "TableError"
+    assert c.snapshot() == before
+
+
+def test_client_ignores_a_resent_line():
+    c = client_at("auction", seat=Seat.EAST)
+    c.receive_line("South bids 1NT")
+    before = c.snapshot()
+    assert c.receive_line("South bids 1NT") == [] and c.snapshot() == before
+
+
+# --- table details --------------------------------------------------------------------------------------------
+
+
+def test_table_seating_events_and_required_team_names():
+    t = TableMachine([board()], ns_team="RoboA", ew_team="RoboB")
+    t.receive("a", 'Connecting "RoboA" as North using protocol version 18')
+    (ev,) = t.events()
+    assert ev == PlayerSeated(connection="a", seat=Seat.NORTH, team="RoboA", rejoined=False)
+    with pytest.raises(ProtocolError) as info:
+        t.receive("b", 'Connecting "RoboC" as East using protocol version 18')
+    assert 'Team name must be "RoboB"' in str(info.value)
+    with pytest.raises(ValueError):
+        TableMachine([], ns_team="Same", ew_team="Same")
+
+
+def test_table_teams_wait_for_all_four():
+    t, _ = table_at("seated")
+    out = []
+    for s in list(Seat)[:3]:
+        out += t.receive(s, f"{name(s)} ready for teams")
+    assert out == []
+    out = t.receive(Seat.WEST, "West ready for teams")
+    assert [o.line for o in out] == ['Teams : N/S : "RoboA" E/W : "RoboB"\r\n'] * 4
+    assert t.phase == TablePhase.READY_TO_START
+
+
+def test_table_session_end_and_record():
+    t = TableMachine([board()], clock=lambda: 0.0)
+    clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
+    lb = Loopback(t, clients, lambda c, ev: ev.auction.legal_calls()[0] if ev.auction.calls else Call.parse("3N"),
+                  lambda c, ev: ev.legal[-1], record=True)
+    (record,) = lb.run()
+    finished = [e for e in lb.table_events if isinstance(e, BoardFinished)]
+    assert finished[0].record == record and record.contract.declarer == Seat.SOUTH
+    assert record.players == TEAM
+    last = [l for s, d, l in lb.log if d == "TM->" and s == Seat.NORTH][-2:]
+    assert last == ["Timing - N/S : this board  00:00,  total  0:00:00.  E/W : this board  00:00,  total  0:00:00",
+                    "End of session"]
+    assert t.phase == TablePhase.ENDED
+    with pytest.raises(ProtocolError):
+        t.receive(Seat.NORTH, "North ready for deal")
+    with pytest.raises(LocalProtocolError):
+        t.add_boards([board()])
+    with pytest.raises(LocalProtocolError):
+        t.restart_board()
+
+
+def test_reconnect_mid_board_restarts_the_board_and_the_session_completes():
+    rng = random.Random(12)
+    boards = [board(1, Deal.random(rng), Seat.NORTH, Vul.NONE), board(2, Deal.random(rng), Seat.EAST, Vul.NS)]
+    table = TableMachine(boards)
+    clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
+    lb = Loopback(table, clients, lambda c, ev: ev.auction.legal_calls()[0] if ev.auction.calls else Call.parse("2N"),
+                  lambda c, ev: rng.choice(ev.legal), rng=random.Random(3), record=True)
+    lb.start()
+    while not (table.play is not None and len(table.play.cards) == 9):
+        lb.step()
+    lb.reconnect(Seat.EAST)
+    results = lb.run()
+    assert [r.board for r in results] == [1, 2] and all(len(r.play) == 52 for r in results)
+    restarted = [e for e in lb.table_events if type(e).__name__ == "BoardStarted" and e.restarted]
+    assert len(restarted) == 1
+    # lines the other seats had in flight for the abandoned board were answered with errors, nothing worse
+    assert all(kind == "table" and seat != Seat.EAST for kind, seat, _, _ in lb.errors) or not lb.errors
