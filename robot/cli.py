@@ -87,6 +87,245 @@ def score(
         typer.echo(f"{c}{outcome} ({tricks} tricks), {v.pbn} vulnerable: {points:+d} for {c.declarer.side_name}")
 
 
+@app.command()
+def bid(
+    hand: Optional[str] = typer.Argument(None, help="Hand S.H.D.C, e.g. AK94.T82.K73.QJ5 (omit with --batch)."),
+    auction: str = typer.Argument("", help="Calls so far from the dealer, blank-separated: '1N P'."),
+    dealer: str = typer.Option("N", "--dealer", "-d", help="Dealer seat N/E/S/W."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability None, N-S, E-W or Both."),
+    system: str = typer.Option("sayc", "--system", help="Our bidding system (config/systems/<name>.toml)."),
+    opponents: Optional[str] = typer.Option(None, "--opponents", help="The opponents' system (default: ours)."),
+    batch: bool = typer.Option(False, "--batch", help='Read JSON lines {"id","hand","auction","dealer","vul"}.'),
+    explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
+) -> None:
+    """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
+    from engine.bidding import Bidder, BiddingSystemError
+    from engine.bidding.requests import answer_record, parse_request
+
+    try:
+        bidder = Bidder(system, opponents)
+    except BiddingSystemError as e:
+        fail(str(e))
+    if batch:
+        out = sys.stdout
+        for n, line in enumerate(sys.stdin, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                res = answer_record(bidder, rec)
+            except json.JSONDecodeError as e:
+                res = {"id": None, "call": None, "explanation": f"error: line {n} is not JSON ({e.msg})"}
+            except BridgeError as e:
+                res = {"id": rec.get("id") if isinstance(rec, dict) else None, "call": None,
+                       "explanation": f"error: line {n}: {e}"}
+            out.write(json.dumps(res) + "\n")
+        return
+    if hand is None:
+        fail("give a hand (S.H.D.C) or use --batch")
+    try:
+        h, a, v = parse_request(hand, auction, dealer, vul)
+    except BridgeError as e:
+        fail(str(e))
+    if explain:
+        for i, (seat, call, text, alert) in enumerate(bidder.explain_calls(a, v)):
+            shows = bidder.meaning_of(a, i, v, viewpoint=a.next_seat)
+            typer.echo(f"{seat.letter} {call}{'!' if alert else ''}   {text}")
+            typer.echo(f"      shows: {shows.describe()}")
+    ch = bidder.choose(h, a, v)
+    typer.echo(f"{ch.call}   {ch.describe()}   (rule {ch.rule_id})")
+    for call, rule_id, text in ch.alternatives:
+        typer.echo(f"  also possible: {call}   {text}   (rule {rule_id})")
+
+
+@app.command("pbn")
+def pbn_cmd(
+    path: str = typer.Argument(..., help="PBN file to read ('-' for standard input)."),
+    export: Optional[str] = typer.Option(None, "--export", help="Write the good games as PBN 2.1 export format."),
+    lin: Optional[str] = typer.Option(None, "--lin", help="Write the good games as BBO LIN (one board a line)."),
+    vugraph: Optional[str] = typer.Option(None, "--vugraph", help="Write a team match as a BBO vugraph LIN file "
+                                          "(Room tags Open/Closed pair the tables)."),
+    score: bool = typer.Option(False, "--score", help="Add a Score tag to the PBN export."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first error."),
+) -> None:
+    """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it."""
+    from engine.lin import write_lin, write_lin_match
+    from engine.pbn import PbnError, encode_pbn, read_pbn, write_pbn
+
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    try:
+        result = read_pbn(data, strict=strict)
+    except PbnError as e:
+        fail(str(e), code=1)
+    for w in result.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    for e in result.errors:
+        typer.echo(f"error: {e}", err=True)
+    typer.echo(f"{len(result.games)} games read, {len(result.errors)} with errors, {len(result.warnings)} warnings")
+    try:
+        if export:
+            with open(export, "wb") as f:
+                f.write(encode_pbn(write_pbn(result.games, score=score)))
+        if lin:
+            with open(lin, "w", encoding="utf-8", newline="\n") as f:
+                f.write(write_lin(result.games))
+        if vugraph and result.games:
+            event = result.games[0].record.event
+            with open(vugraph, "w", encoding="utf-8", newline="\n") as f:
+                f.write(write_lin_match(result.games, event=event))
+    except BridgeError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"cannot write: {e}")
+    if result.errors:
+        raise typer.Exit(1)
+
+
+@app.command("play")
+def play_cmd(
+    deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ...".'),
+    contract: str = typer.Option(..., "--contract", "-c", help="Contract with its declarer, e.g. 3NS or 4HXE."),
+    lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ (default: the robot leads)."),
+    worlds: int = typer.Option(20, "--worlds", min=1, max=256, help="Worlds sampled per decision."),
+    max_m: int = typer.Option(3, "--max-m", min=1, max=8, help="Deepest αμ iteration (declarer)."),
+    budget: float = typer.Option(2.0, "--budget", min=0.0, help="Seconds per declarer card for αμ beyond M=1."),
+    declarer_selector: str = typer.Option("alphamu", "--declarer", help="Declarer's selector: alphamu or pimc."),
+    inference: bool = typer.Option(True, "--inference/--no-inference", help="Weight worlds by the cards seen."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Random seed (same seed, same play)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
+) -> None:
+    """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
+    import random
+
+    from engine.auction import Contract
+    from engine.board import IllegalCardError, Play
+    from engine.cards import Card
+    from engine.play.oracle import SolverUnavailable
+    from engine.play.player import CardPlayer, PlaySettings
+
+    try:
+        d = Deal.parse(deal_text)
+        c = Contract.parse(contract)
+        if c.declarer is None:
+            fail(f"contract {contract!r} has no declarer: add N, E, S or W (e.g. 3NS)")
+        settings = PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
+                                worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
+        player = CardPlayer(settings)
+        p = Play(d, c)
+        if lead is not None:
+            p = p.then(Card.parse(lead))
+    except SolverUnavailable as exc:
+        fail(str(exc))
+    except IllegalCardError as exc:
+        fail(f"opening lead: {exc}")
+    except BridgeError as exc:
+        fail(str(exc))
+    rng = random.Random(seed)
+    log: list[dict] = []
+    if lead is not None:
+        log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
+    while not p.is_complete:
+        dec = player.choose(p, rng)
+        log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
+        p = p.then(dec.card)
+    tricks = p.declarer_tricks
+    over = tricks - c.tricks_needed
+    result = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
+    if as_json:
+        typer.echo(json.dumps({"contract": str(c), "declarer": c.declarer.letter, "tricks": tricks,
+                               "made": over >= 0, "cards": log}))
+        return
+    typer.echo(d.diagram())
+    for i, (leader, cards, winner) in enumerate(p.tricks):
+        typer.echo(f"Trick {i + 1:2d}  ({leader.letter} leads, {winner.letter} wins)")
+        for k, card in enumerate(cards):
+            entry = log[4 * i + k]
+            typer.echo(f"    {entry['seat']} {card}   {entry['reason']}")
+    typer.echo(result)
+
+
+@app.command("protocol-lines")
+def protocol_lines_cmd(
+    path: Optional[str] = typer.Argument(None, help="File of protocol lines (a log); default: standard input."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per line instead of text."),
+) -> None:
+    """Parse Blue Chip protocol lines as our robot and table manager would: print each line's message type and
+    canonical form, or why it is rejected. Exit code 1 if any line is rejected."""
+    from protocol.errors import ProtocolError
+    from protocol.messages import format as format_message, parse as parse_message
+
+    try:
+        data = sys.stdin.buffer.read() if path is None else open(path, "rb").read()
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    bad = 0
+    for number, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            msg = parse_message(raw)
+        except ProtocolError as exc:
+            bad += 1
+            out = {"line": number, "ok": False, "error": str(exc)}
+            typer.echo(json.dumps(out) if as_json else f"{number}: REJECTED {exc}")
+            continue
+        canonical = format_message(msg).rstrip("\r\n")
+        out = {"line": number, "ok": True, "type": type(msg).__name__, "canonical": canonical}
+        typer.echo(json.dumps(out) if as_json else f"{number}: {type(msg).__name__:14s} {canonical}")
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command("solve")
+def solve_cmd(
+    deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ..."'),
+    leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat."),
+    trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
+    double-dummy score of every opening lead (tricks for the leader's side)."""
+    from engine.cards import Strain
+    from engine.dds import Position, solve_cards, solve_table
+
+    try:
+        d = Deal.parse(deal_text)
+    except BridgeError as exc:
+        fail(f"bad deal: {exc}")
+    if (leader is None) != (trump is None):
+        fail("--leader and --trump go together (e.g. --leader W --trump H)")
+    if leader is not None:
+        try:
+            seat, strain = Seat.parse(leader), Strain.parse(trump)  # type: ignore[arg-type]
+        except BridgeError as exc:
+            fail(str(exc))
+        scores = solve_cards(Position.from_deal(d, seat), strain)
+        if as_json:
+            typer.echo(json.dumps({"deal": d.to_pbn(), "leader": seat.letter,
+                                   "trump": "NT" if strain == Strain.NOTRUMP else strain.letter,
+                                   "scores": {str(c): v for c, v in scores.items()}}))
+            return
+        typer.echo(f"{seat.name.title()} leads, {'notrump' if strain == Strain.NOTRUMP else strain.name.lower()}: "
+                   f"tricks for {seat.side_name}")
+        for c, v in scores.items():
+            typer.echo(f"  {c}  {v}")
+        return
+    table = solve_table(d)
+    if as_json:
+        typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict()}))
+        return
+    typer.echo(d.diagram())
+    typer.echo("Tricks for declarer:")
+    typer.echo(str(table))
+
+
 def main() -> None:  # pragma: no cover - console entry for `python -m robot.cli`
     app()
 

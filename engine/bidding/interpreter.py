@@ -1,0 +1,582 @@
+"""The rule interpreter: choose a call for a hand, and read what every call of an auction shows and denies.
+
+One algorithm serves both directions, which is what keeps behaviour and meaning from drifting apart:
+
+* for an auction, the *candidates* are the instances of every rule whose pattern and ``require`` match, in
+  priority order (hand-independent, cached per auction);
+* a hand makes the call of the **first candidate whose ``when`` holds** (a catch-all Pass closes every list);
+* so a call *shows* ``when`` of a candidate that produces it, and *denies* the ``when`` of every candidate before
+  it. ``meaning_of`` returns that as ``SeatConstraints``: interval hulls for the shape-first sampler plus an exact,
+  picklable predicate (``CallMeaning``) that re-evaluates the candidate list on a hand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
+from engine.cards import BridgeError, Hand, Seat, Vul
+from engine.sampling import SeatConstraints
+
+from .features import features_of
+from .rules import CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system
+
+__all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder"]
+
+_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+_SAFE_BUILTINS = {"min": min, "max": max, "abs": abs, "len": len, "all": all, "any": any, "range": range, "sum": sum}
+_CACHE_LIMIT = 20000  # auctions kept per bidder; a self-play run revisits the same early auctions constantly
+
+
+@dataclass(frozen=True)
+class Candidate:
+    rule: CompiledRule
+    bindings: tuple[tuple[str, int], ...]
+    call: Call
+
+    @property
+    def env(self) -> dict[str, int]:
+        return dict(self.bindings)
+
+    def explanation(self) -> str:
+        return render(self.rule.spec.explain, dict(self.bindings), self.call)
+
+    @property
+    def rule_hcp(self) -> tuple[int, int]:
+        """HCP hull of the rule's ``when`` (suit bindings do not affect it)."""
+        return _ranges_cached(self.rule, ())[0]
+
+    @property
+    def rule_ranges(self):
+        """(HCP hull, four suit-length hulls) of the rule's ``when`` with this instance's suit bindings."""
+        return _ranges_cached(self.rule, self.bindings)
+
+
+def render(template: str, bindings: dict[str, int], call: Call) -> str:
+    def sub(m: re.Match) -> str:
+        k = m.group(1)
+        if k == "call":
+            return str(call)
+        if k in bindings:
+            return _SUIT_NAMES[bindings[k]]
+        return m.group(0)
+
+    return re.sub(r"\{(\w+)\}", sub, template)
+
+
+@dataclass(frozen=True)
+class CallReading:
+    """How one past call was read: the candidate that produces it (``None``: no rule makes it, read naturally)."""
+
+    seat: Seat
+    call: Call
+    candidate: Candidate | None
+    hcp_lo: int = 0  # lowest HCP any rule that makes this call here allows
+    hcp_hi: int = 37  # highest
+
+    @property
+    def force(self) -> str:
+        return self.candidate.rule.spec.force if self.candidate else "none"
+
+    @property
+    def shown_suit(self) -> int:
+        """The suit this call shows (-1 for none): its strain if natural, ``shows`` if artificial."""
+        c = self.candidate
+        if c is None:
+            return int(self.call.strain) if self.call.is_bid and self.call.strain < 4 else -1
+        spec = c.rule.spec
+        if c.rule.shows_code is not None:
+            env = dict(CONSTANTS)
+            env.update(c.bindings)
+            env["__builtins__"] = {}
+            return int(eval(c.rule.shows_code, env))  # noqa: S307 - validated expression
+        if spec.artificial or not self.call.is_bid or self.call.strain == 4:
+            return -1
+        return int(self.call.strain)
+
+    @property
+    def natural_nt(self) -> bool:
+        return self.call.is_bid and self.call.strain == 4 and not (self.candidate and self.candidate.rule.spec.artificial)
+
+    def explanation(self) -> str:
+        if self.candidate is None:
+            return "natural (no rule of the system describes this call here)"
+        return self.candidate.explanation()
+
+
+@dataclass(frozen=True)
+class BidChoice:
+    call: Call
+    rule_id: str
+    explanation: str
+    alert: bool
+    force: str
+    alternatives: tuple[tuple[Call, str, str], ...]  # (call, rule id, explanation) of other matching candidates
+
+    def describe(self) -> str:
+        tags = [self.force.replace("_", " ")] if self.force != "none" else []
+        if self.alert:
+            tags.append("alert")
+        return self.explanation + (f" [{', '.join(tags)}]" if tags else "")
+
+
+class AuctionState(dict):
+    """Hand-independent facts about the auction from the viewpoint of the seat to act (names in ``rules.STATE_NAMES``)."""
+
+
+def _cheapest_level(last: Call | None, strain: int) -> int:
+    if last is None:
+        return 1
+    return last.level if strain > last.strain else last.level + 1
+
+
+class Bidder:
+    """A system for our side (and one for the opponents, by default the same), with per-auction caches.
+
+    ``our_side``: ``None`` means "whoever is to act uses ``system``" (the robot bidding its own seat); a seat makes
+    that seat's side use ``system`` and the other side ``opponents`` whatever the auction.
+    """
+
+    def __init__(self, system: CompiledSystem | str = "sayc", opponents: CompiledSystem | str | None = None) -> None:
+        self.system = load_system(system) if isinstance(system, str) else system
+        opp = opponents if opponents is not None else self.system
+        self.opponents = load_system(opp) if isinstance(opp, str) else opp
+        self._cands: dict = {}
+        self._readings: dict = {}
+        self._states: dict = {}
+        _BIDDERS.setdefault((self.system.path, self.opponents.path), self)
+        # Warm the one-off lazy structures (catch-all rule, legality table) so the first real call is not slower.
+        self.candidates(Seat.NORTH, (), Vul.NONE, 0)
+        for system in {id(self.system): self.system, id(self.opponents): self.opponents}.values():
+            for rule in system.rules:
+                _ranges_cached(rule, ())
+            for n in range(0, 20):
+                for lead in range(0, min(n, 4) + 1):
+                    system.applicable(n, lead)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return (self.system.path, self.opponents.path)
+
+    # --- systems per seat -------------------------------------------------------------------------------------
+    def _system_for(self, actor_parity: int, our_parity: int) -> CompiledSystem:
+        return self.system if actor_parity == our_parity else self.opponents
+
+    # --- reading the auction ----------------------------------------------------------------------------------
+    def readings(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[CallReading, ...]:
+        """How every call of ``calls`` was read (each by the system of the side that made it)."""
+        key = (int(dealer), calls, int(vul), our_parity)
+        r = self._readings.get(key)
+        if r is not None:
+            return r
+        if not calls:
+            r = ()
+        else:
+            prev = self.readings(dealer, calls[:-1], vul, our_parity)
+            cands = self.candidates(dealer, calls[:-1], vul, our_parity)
+            call = calls[-1]
+            producers = [c for c in cands if c.call == call and not c.rule.id.startswith("__")]
+            found = producers[0] if producers else None
+            # the weakest hand any producing rule allows: what partner can count on
+            lo = min((c.rule_hcp[0] for c in producers), default=0)
+            hi = max((c.rule_hcp[1] for c in producers), default=37)
+            r = prev + (CallReading(dealer.next(len(calls) - 1), call, found, lo, hi),)
+        if len(self._readings) > _CACHE_LIMIT:
+            self._readings.clear()
+        self._readings[key] = r
+        return r
+
+    def state(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> AuctionState:
+        key = (int(dealer), calls, int(vul), our_parity)
+        st = self._states.get(key)
+        if st is None:
+            st = self._state(dealer, calls, vul, our_parity)
+            if len(self._states) > _CACHE_LIMIT:
+                self._states.clear()
+            self._states[key] = st
+        return st
+
+    def _state(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> AuctionState:
+        rd = self.readings(dealer, calls, vul, our_parity)
+        n = len(calls)
+        me = dealer.next(n)
+        st = AuctionState()
+        st["vul"] = vul.is_vulnerable(me)
+        st["ovul"] = vul.is_vulnerable(me.lho)
+        st["seatpos"] = n % 4 + 1  # 1 = dealer ... 4 = fourth seat
+        mine = [x for x in rd if x.seat == me]
+        part = [x for x in rd if x.seat == me.partner]
+        opps = [x for x in rd if not x.seat.same_side(me)]
+        st["passed"] = bool(mine) and mine[0].call.is_pass
+        st["ppassed"] = bool(part) and part[0].call.is_pass
+        # balancing: the last two calls were passes after an opponent's bid (passing now would end the auction)
+        st["balancing"] = n >= 3 and calls[-1].is_pass and calls[-2].is_pass and not calls[-3].is_pass
+        psuits = [x.shown_suit for x in part if x.shown_suit >= 0]
+        mysuits = [x.shown_suit for x in mine if x.shown_suit >= 0]
+        osuits = [x.shown_suit for x in opps if x.shown_suit >= 0]
+        st["psuit"] = psuits[-1] if psuits else -1
+        st["pfirst"] = psuits[0] if psuits else -1
+        st["psuits"] = tuple(dict.fromkeys(psuits))
+        st["mysuit"] = mysuits[-1] if mysuits else -1
+        st["myfirst"] = mysuits[0] if mysuits else -1
+        st["mysuits"] = tuple(dict.fromkeys(mysuits))
+        st["osuits"] = tuple(dict.fromkeys(osuits))
+        lho = [x.shown_suit for x in rd if x.seat == me.lho and x.shown_suit >= 0]
+        rho = [x.shown_suit for x in rd if x.seat == me.rho and x.shown_suit >= 0]
+        st["lhosuit"] = lho[-1] if lho else -1
+        st["rhosuit"] = rho[-1] if rho else -1
+        allsuits = set(psuits) | set(mysuits) | set(osuits)
+        st["bidsuits"] = tuple(sorted(allsuits))
+        st["unbid"] = tuple(s for s in range(4) if s not in allsuits)
+        st["nbids"] = sum(1 for c in calls if c.is_bid)
+        st["mybids"] = sum(1 for x in mine if x.call.is_bid)
+        st["pbids"] = sum(1 for x in part if x.call.is_bid)
+        st["obids"] = sum(1 for x in opps if x.call.is_bid or x.call.is_double)
+        st["contested"] = st["obids"] > 0
+        last = next((c for c in reversed(calls) if c.is_bid), None)
+        st["level"] = last.level if last else 0
+        st["strain"] = int(last.strain) if last else -1
+        st["pnt"] = bool(part) and part[-1].natural_nt
+        st["mynt"] = bool(mine) and mine[-1].natural_nt
+        fit = [s for s in psuits if s in mysuits]
+        st["fit"] = fit[-1] if fit else -1
+        lo, hi = 0, 37
+        for x in part:
+            if x.candidate is not None:
+                lo, hi = max(lo, x.hcp_lo), min(hi, x.hcp_hi)
+        st["plo"], st["phi"] = lo, hi
+        # a working estimate of partner's strength: halfway into the shown range, the range capped at 8 wide
+        st["pexp"] = (lo + min(hi, lo + 8)) // 2 if part else 0
+        st["prule"] = part[-1].candidate.rule.id if part and part[-1].candidate else ""
+        st["myrule"] = mine[-1].candidate.rule.id if mine and mine[-1].candidate else ""
+        ours = [x.call for x in rd if x.seat.same_side(me) and x.call.is_bid]
+        st["ourlevel"] = ours[-1].level if ours else 0
+        plast = next((x.call for x in reversed(part) if x.call.is_bid), None)
+        st["plast"] = int(plast.strain) if plast is not None and plast.strain < 4 and part[-1].call.is_bid else -1
+        # below game: the last bid (whoever made it) is below 3NT / 4 of a major / 5 of a minor
+        st["below_game"] = last is None or last.index < Call.parse(
+            "3N" if last.strain == 4 else "4H" if last.strain >= 2 else "5C").index
+        pforce = part[-1].force if part else "none"
+        st["pforce"] = pforce
+        # A natural new suit by a passed hand is not forcing (it cannot hold game values); artificial calls still are.
+        by_passed_hand = st["ppassed"] and pforce == "forcing" and not (
+            part and part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
+        st["forced"] = bool(part) and n >= 2 and calls[-1].is_pass and pforce in ("forcing", "game_forcing") and \
+            rd[-2].seat == me.partner and not by_passed_hand
+        st["gf"] = any(x.force == "game_forcing" for x in rd if x.seat.same_side(me))
+        # "doubled": the last bid has been doubled (and not redoubled); for takeout/penalty and SOS logic
+        dbl = 0
+        for c in calls:
+            if c.is_bid:
+                dbl = 0
+            elif c.is_double:
+                dbl = 1
+            elif c.is_redouble:
+                dbl = 2
+        st["doubled"] = dbl == 1
+        st["redoubled"] = dbl == 2
+        return st
+
+    def candidates(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[Candidate, ...]:
+        """The rule instances that apply after ``calls``, in the order a hand tries them."""
+        key = (int(dealer), calls, int(vul), our_parity)
+        c = self._cands.get(key)
+        if c is not None:
+            return c
+        # ``calls`` always comes from a checked ``Auction`` (choose, meaning_of) or a prefix of one, so the facts
+        # needed here are computed directly instead of re-validating the whole sequence for every prefix.
+        complete, last, legal = _facts(calls)
+        if complete:
+            raise BridgeError("the auction is over: no call to make")
+        system = self._system_for((int(dealer) + len(calls)) & 1, our_parity)
+        st = self.state(dealer, calls, vul, our_parity)
+        env = dict(CONSTANTS)
+        env.update(st)
+        env.update(_SAFE_BUILTINS)
+        env["__builtins__"] = {}
+        text = "".join(encode(str(x)) for x in calls)
+        lead = 0
+        while lead < len(calls) and calls[lead].is_pass:
+            lead += 1
+        out: list[Candidate] = []
+        for rule, pats in system.applicable(len(calls), lead):
+            for pat, _names in pats:
+                m = pat.fullmatch(text)
+                if m is None:
+                    continue
+                b = {k: "CDHS".index(v) for k, v in m.groupdict().items() if v is not None}
+                for call, bb in _instances(rule, b, last):
+                    if call not in legal:
+                        continue
+                    env.update(bb)
+                    # ``require`` is about the auction only (a free suit variable is bound per instance).
+                    if rule.trivial_require or _eval(rule, rule.require_code, env, "require"):
+                        out.append(Candidate(rule, tuple(sorted(bb.items())), call))
+                break
+        out.append(Candidate(_default_pass_rule(), (), PASS))
+        res = tuple(out)
+        if len(self._cands) > _CACHE_LIMIT:
+            self._cands.clear()
+        self._cands[key] = res
+        return res
+
+    # --- deciding -----------------------------------------------------------------------------------------------
+    def _env(self, hand: Hand, dealer: Seat, calls, vul, our_parity) -> dict:
+        env = features_of(hand)
+        env.update(CONSTANTS)
+        env.update(self.state(dealer, calls, vul, our_parity))
+        env.update(_SAFE_BUILTINS)
+        env["__builtins__"] = {}
+        return env
+
+    def choose(self, hand: Hand, auction: Auction, vul: Vul = Vul.NONE, *, alternatives: bool = True) -> BidChoice:
+        """The call ``hand`` makes now, why, and the other calls whose rules this hand also satisfies."""
+        calls = tuple(auction.calls)
+        dealer = auction.dealer
+        parity = (int(dealer) + len(calls)) & 1
+        cands = self.candidates(dealer, calls, vul, parity)
+        env = self._env(hand, dealer, calls, vul, parity)
+        chosen = None
+        alts: list[tuple[Call, str, str]] = []
+        seen = set()
+        for c in cands:
+            if c.rule.trivial_when or _holds(c, env):
+                if chosen is None:
+                    chosen = c
+                    seen.add(c.call)
+                    if not alternatives:
+                        break
+                elif c.call not in seen:
+                    seen.add(c.call)
+                    alts.append((c.call, c.rule.id, c.explanation()))
+        assert chosen is not None  # the synthetic pass always holds
+        spec = chosen.rule.spec
+        return BidChoice(chosen.call, spec.id, chosen.explanation(), spec.alert, spec.force, tuple(alts))
+
+    def first_call(self, hand: Hand, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> Call:
+        """The exact meaning test: the call of the first candidate whose ``when`` holds for ``hand``."""
+        env = self._env(hand, dealer, calls, vul, our_parity)
+        for c in self.candidates(dealer, calls, vul, our_parity):
+            if c.rule.trivial_when or _holds(c, env):
+                return c.call
+        return PASS  # pragma: no cover - unreachable, the synthetic pass always holds
+
+    # --- meanings ------------------------------------------------------------------------------------------------
+    def meaning_of(self, auction: Auction, index: int, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
+                   ) -> SeatConstraints:
+        """What call ``index`` of ``auction`` shows and denies about its maker's hand."""
+        dealer = auction.dealer
+        calls = tuple(auction.calls[:index])
+        call = auction.calls[index]
+        actor = dealer.next(index)
+        parity = int(viewpoint if viewpoint is not None else actor) & 1
+        cands = self.candidates(dealer, calls, vul, parity)
+        producers = [c for c in cands if c.call == call]
+        if not producers:
+            return SeatConstraints()  # a call no rule makes here: nothing is known from it
+        hlo, hhi = 37, 0
+        lens = [[13, 0] for _ in range(4)]
+        for c in producers:
+            (a, b), ls = c.rule_ranges
+            hlo, hhi = min(hlo, a), max(hhi, b)
+            for s in range(4):
+                lens[s][0] = min(lens[s][0], ls[s][0])
+                lens[s][1] = max(lens[s][1], ls[s][1])
+        first = cands.index(producers[0])
+        denied = []
+        for c in cands[:first]:
+            if c.call != call and str(c.call) not in (d.split(" ")[0] for d in denied):
+                denied.append(f"{c.call} ({c.explanation()})")
+        pred = CallMeaning(self.system.path, self.opponents.path, int(dealer),
+                           tuple(str(c) for c in calls), int(vul), parity, str(call),
+                           producers[0].explanation(), tuple(denied))
+        return SeatConstraints(hcp=(hlo, hhi), lengths=tuple((lo, hi) for lo, hi in lens), predicates=(pred,))
+
+    def explain_auction(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
+                        ) -> dict[Seat, SeatConstraints]:
+        """Per seat, everything its calls so far show and deny (the sampler's input)."""
+        out = {s: SeatConstraints() for s in Seat}
+        for i in range(len(auction.calls)):
+            seat = auction.dealer.next(i)
+            out[seat] = out[seat].intersect(self.meaning_of(auction, i, vul, viewpoint))
+        return out
+
+    def explain_calls(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
+                      ) -> list[tuple[Seat, Call, str, bool]]:
+        """``(seat, call, explanation, alertable)`` for every call of the auction."""
+        parity = int(viewpoint if viewpoint is not None else auction.next_seat) & 1
+        rd = self.readings(auction.dealer, tuple(auction.calls), vul, parity)
+        return [(x.seat, x.call, x.explanation(), bool(x.candidate and x.candidate.rule.spec.alert)) for x in rd]
+
+
+def _eval(rule: CompiledRule, code, env: dict, what: str):
+    try:
+        return eval(code, env)  # noqa: S307 - compiled from an expression checked at load (names, node types)
+    except Exception as e:  # a rule that cannot be evaluated is a bug in the system file: say which one
+        raise BiddingSystemError(f"rule {rule.id}: evaluating '{what}' failed: {type(e).__name__}: {e}") from None
+
+
+def _holds(c: Candidate, env: dict) -> bool:
+    if c.bindings:
+        env.update(c.bindings)
+    return bool(_eval(c.rule, c.rule.when_code, env, "when"))
+
+
+_LEGAL: dict = {}
+
+
+def _facts(calls: tuple[Call, ...]) -> tuple[bool, Call | None, frozenset[Call]]:
+    """(auction over?, last bid, legal calls now) for a legal call sequence, without building an ``Auction``."""
+    n = len(calls)
+    last = None
+    last_i = -1
+    act_i = -1  # index of the last non-pass call
+    dbl = 0
+    for i, c in enumerate(calls):
+        if c.index >= 3:
+            last, last_i, dbl = c, i, 0
+        elif c.index == 1:
+            dbl = 1
+        elif c.index == 2:
+            dbl = 2
+        if c.index != 0:
+            act_i = i
+    if last is None:
+        complete = n >= 4
+    else:
+        complete = n - act_i - 1 >= 3
+    first_bid = 3 if last is None else last.index + 1
+    extra = 0
+    # the last non-pass call was made by an opponent of the seat to act iff an odd number of calls followed it
+    if last is not None and (n - act_i) % 2 == 1:
+        extra = 1 if dbl == 0 else 2 if dbl == 1 else 0
+    return complete, last, _legal_from(first_bid, extra)
+
+
+def _legal_set(auction: Auction) -> frozenset[Call]:
+    """Legal calls now, computed directly (the hot path cannot afford 38 checked ``is_legal`` calls)."""
+    return _facts(tuple(auction.calls))[2]
+
+
+def _legal_from(first_bid: int, extra: int) -> frozenset[Call]:
+    key = (first_bid, extra)
+    r = _LEGAL.get(key)
+    if r is None:
+        out = {PASS}
+        out.update(ALL_CALLS[first_bid:])
+        if extra == 1:
+            out.add(DOUBLE)
+        elif extra == 2:
+            out.add(REDOUBLE)
+        r = _LEGAL[key] = frozenset(out)
+    return r
+
+
+_INSTANCES: dict = {}
+
+
+def _instances(rule: CompiledRule, b: dict[str, int], last: Call | None):
+    key = (id(rule), tuple(sorted(b.items())), last.index if last is not None else -1)
+    r = _INSTANCES.get(key)
+    if r is None:
+        r = tuple(_instances_uncached(rule, b, last))
+        if len(_INSTANCES) > 200000:
+            _INSTANCES.clear()
+        _INSTANCES[key] = r
+    return r
+
+
+def _instances_uncached(rule: CompiledRule, b: dict[str, int], last: Call | None):
+    if not rule.level:
+        yield Call.parse(rule.spec.call), b
+        return
+    if rule.free_var:
+        taken = set(b.values())
+        v = rule.free_var
+        pool = (2, 3) if v in "MO" else (0, 1) if v in "mn" else (0, 1, 2, 3)
+        suits = [s for s in (3, 2, 1, 0) if s in pool and s not in taken]
+        combos = [(s, {**b, v: s}) for s in suits]
+    else:
+        st = rule.strain
+        s = b[st] if st in b else "CDHSN".index(st)
+        combos = [(s, b)]
+    for strain, bb in combos:
+        lv = rule.level
+        if lv.isdigit():
+            level = int(lv)
+        else:
+            level = _cheapest_level(last, strain) + {"c": 0, "j": 1, "jj": 2}[lv]
+        if level <= 7:
+            yield Call.bid(level, strain), bb
+
+
+# Interval hulls per (rule, suit bindings), computed once: rules are immutable for the life of the process.
+_RANGES: dict = {}
+
+
+def _ranges_cached(rule: CompiledRule, bindings: tuple):
+    key = (id(rule), bindings)
+    r = _RANGES.get(key)
+    if r is None:
+        r = extract_ranges(rule.when_tree, dict(bindings))
+        _RANGES[key] = r
+    return r
+
+
+
+
+@lru_cache(maxsize=1)
+def _default_pass_rule() -> CompiledRule:
+    """The catch-all that closes every candidate list: no other rule fits, so pass (never silence)."""
+    from .rules import RuleSpec, _check_expr
+
+    spec = RuleSpec(id="__default_pass", context="*", call="P", priority=-10**6,
+                    explain="no rule of the system fits this hand: pass")
+    tree, code = _check_expr("True", spec.id, {"True"}, "when")
+    return CompiledRule(spec, 10**9, (), tree, code, code, "", "", None, True)
+
+
+# --- picklable exact predicate --------------------------------------------------------------------------------------
+
+_BIDDERS: dict[tuple[str, str], Bidder] = {}
+
+
+def get_bidder(system: str = "sayc", opponents: str | None = None) -> Bidder:
+    """A shared ``Bidder`` per (system, opponents) pair, so caches survive across calls (and in worker processes)."""
+    key = (system, opponents or system)
+    b = _BIDDERS.get(key)
+    if b is None:
+        b = Bidder(system, opponents)
+        _BIDDERS[key] = b
+    return b
+
+
+@dataclass(frozen=True)
+class CallMeaning:
+    """Exact test "this hand makes ``call`` after ``calls``": own rule holds and no earlier candidate's does.
+
+    Only strings and ints inside, so it pickles; the bidder is rebuilt from the system files on first use.
+    """
+
+    system: str
+    opponents: str
+    dealer: int
+    calls: tuple[str, ...]
+    vul: int
+    parity: int
+    call: str
+    text: str
+    denies: tuple[str, ...] = ()  # the higher-priority calls that were available, as "call (explanation)"
+
+    def __call__(self, hand: Hand) -> bool:
+        b = get_bidder(self.system, self.opponents)
+        calls = tuple(Call.parse(c) for c in self.calls)
+        return str(b.first_call(hand, Seat(self.dealer), calls, Vul(self.vul), self.parity)) == self.call
+
+    def describe(self) -> str:
+        if not self.denies:
+            return f"{self.call}: {self.text} (and no higher-priority call)"
+        shown = "; ".join(self.denies[:4]) + ("; ..." if len(self.denies) > 4 else "")
+        return f"{self.call}: {self.text}; denies {shown}"

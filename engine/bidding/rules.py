@@ -1,0 +1,496 @@
+"""The rule language: a system file (TOML) validated by pydantic, compiled once into fast matchers.
+
+A system file has a ``[system]`` table, optional named ``[contexts]`` and a list of ``[[rule]]`` tables::
+
+    [[rule]]
+    id = "nt.stayman"
+    context = "1N P"            # pattern over the whole auction so far, ending at the seat to act
+    call = "2C"
+    when = "hcp >= 8 and max_len(H, S) >= 4"   # hand features + auction state (Python expression subset)
+    priority = 60               # higher is tried first; ties keep file order
+    force = "forcing"           # none | invitational | signoff | forcing | game_forcing
+    alert = true
+    artificial = true           # the call does not show its strain
+    explain = "Stayman: asks for a four-card major"
+
+**Patterns.** Space-separated tokens, matched against the whole auction (leading passes are implicit unless the
+pattern starts with ``^``), so positions are implied: ``1N P`` means partner opened 1N and RHO passed.
+
+* ``P`` ``X`` ``XX`` literal calls; ``-`` any one call; ``B`` any bid; ``Y`` any non-pass; ``Z`` pass or double;
+  ``a|b`` either; a token followed by ``*`` (zero or more) or ``?`` (optional); ``*`` alone any calls.
+* bids ``<level><strain>``: level ``1``-``7`` or ``.``; strain ``C D H S N`` literal, ``x`` any suit, ``.`` anything,
+  or a **suit variable**: ``M O`` (majors), ``m n`` (minors), ``s t u v w`` (any suit). A variable binds at its
+  first occurrence; distinct variables always name distinct suits, so ``1M P 2O`` is "the other major".
+
+**Calls.** ``P`` ``X`` ``XX`` or ``<level><strain>`` with level ``1``-``7``, ``c`` (cheapest legal), ``j`` (one jump)
+or ``jj`` (two); strain a literal or a variable. A variable not bound by the pattern is *free*: the rule stands
+for one instance per suit (distinct from the bound variables), tried from spades down.
+
+**Conditions.** ``require`` (auction state only) filters rules when the auction is read; ``when`` (hand + state)
+decides for a hand. Both are restricted Python expressions, checked at load against the known names (hand features:
+``features.FEATURE_NAMES`` / ``FUNCTION_NAMES``; auction state: ``STATE_NAMES``). Top-level ``and`` terms of
+``when`` that name no hand feature are moved to ``require`` at load, so a call is never read as an instance no hand
+could make. ``[macros]`` holds named sub-expressions; ``shows`` (an expression) names the suit an artificial call
+shows; ``simulate`` marks calls a simulation bidder may weigh against the other matching candidates.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engine.cards import BridgeError
+
+from .features import FEATURE_NAMES, FUNCTION_NAMES
+
+__all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "load_system", "encode"]
+
+MAJOR_VARS = "MO"
+MINOR_VARS = "mn"
+ANY_VARS = "stuvw"
+VARIABLES = MAJOR_VARS + MINOR_VARS + ANY_VARS
+SUIT_LETTERS = "CDHS"
+
+#: Auction-state names a rule may use (see ``interpreter.AuctionState``).
+STATE_NAMES = (
+    "vul", "ovul", "seatpos", "passed", "forced", "gf", "psuit", "pfirst", "psuits", "mysuit", "myfirst", "mysuits",
+    "osuits", "lhosuit", "rhosuit", "bidsuits", "nbids", "level", "strain", "pnt", "mynt",
+    "unbid", "fit", "plo", "phi", "doubled", "redoubled", "pforce", "mybids", "pbids", "obids", "contested",
+    "prule", "myrule", "ourlevel", "plast", "below_game", "ppassed", "balancing", "pexp",
+)
+CONSTANTS = {"C": 0, "D": 1, "H": 2, "S": 3, "NONE": -1, "True": True, "False": False}
+_HELPERS = ("min", "max", "abs", "len", "all", "any", "range", "sum")
+
+FORCES = ("none", "invitational", "signoff", "forcing", "game_forcing")
+
+
+class BiddingSystemError(BridgeError):
+    """A system file that does not load: bad TOML, a bad pattern, an unknown name in an expression."""
+
+
+def encode(call_text: str) -> str:
+    """Two characters per call, the alphabet patterns are compiled against: ``1C``..``7N``, ``P-``, ``X-``, ``XX``."""
+    if call_text == "P":
+        return "P-"
+    if call_text == "X":
+        return "X-"
+    return call_text
+
+
+class RuleSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    id: str
+    context: str | list[str]
+    call: str
+    when: str = "True"
+    require: str = "True"
+    priority: float = 0
+    force: Literal["none", "invitational", "signoff", "forcing", "game_forcing"] = "none"
+    alert: bool = False
+    artificial: bool = False
+    shows: str | None = None  # expression for the suit an artificial call shows, e.g. "t + 1" for a transfer
+    explain: str
+    group: str = ""
+    # Open to simulation: a Borel bidder may weigh this call against the other matching candidates instead of
+    # taking the first (GIB's "close" alternatives). The rule interpreter alone ignores it.
+    simulate: bool = False
+
+    @field_validator("call")
+    @classmethod
+    def _call(cls, v: str) -> str:
+        v = v.strip()
+        if v in ("P", "X", "XX"):
+            return v
+        if not re.fullmatch(r"([1-7]|c|j|jj)([CDHSN]|[%s])" % VARIABLES, v):
+            raise ValueError(f"call {v!r}: expected P, X, XX or <level><strain> (level 1-7, c, j, jj)")
+        return v
+
+
+class SystemSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    system: dict[str, str] = Field(default_factory=dict)
+    macros: dict[str, str] = Field(default_factory=dict)
+    contexts: dict[str, str | list[str]] = Field(default_factory=dict)
+    rule: list[RuleSpec]
+
+
+# --- patterns -----------------------------------------------------------------------------------------------------
+
+_BID_STRAIN = {"C": "C", "D": "D", "H": "H", "S": "S", "N": "N", "x": "[CDHS]", ".": "[CDHSN]"}
+
+
+class _PatternCompiler:
+    def __init__(self, text: str, rule_id: str) -> None:
+        self.text = text
+        self.rule_id = rule_id
+        self.bound: list[str] = []
+
+    def _err(self, msg: str) -> BiddingSystemError:
+        return BiddingSystemError(f"rule {self.rule_id}: pattern {self.text!r}: {msg}")
+
+    def _var(self, v: str) -> str:
+        if v in self.bound:
+            return f"(?P={v})"
+        cls = "[HS]" if v in MAJOR_VARS else "[CD]" if v in MINOR_VARS else "[CDHS]"
+        distinct = "".join(f"(?!(?P={b}))" for b in self.bound)
+        self.bound.append(v)
+        return f"{distinct}(?P<{v}>{cls})"
+
+    def _atom(self, tok: str) -> str:
+        if "|" in tok:
+            return "(?:" + "|".join(self._atom(t) for t in tok.split("|")) + ")"
+        if tok == "P":
+            return "P-"
+        if tok == "X":
+            return "X-"
+        if tok == "XX":
+            return "XX"
+        if tok == "-":
+            return ".."
+        if tok == "B":
+            return "[1-7][CDHSN]"
+        if tok == "Y":
+            return "(?:[1-7][CDHSN]|X-|XX)"
+        if tok == "Z":
+            return "(?:P-|X-)"
+        if len(tok) == 2 and (tok[0] in "1234567."):
+            lvl = "[1-7]" if tok[0] == "." else tok[0]
+            st = tok[1]
+            if st in _BID_STRAIN:
+                return lvl + _BID_STRAIN[st]
+            if st in VARIABLES:
+                return lvl + self._var(st)
+        raise self._err(f"bad token {tok!r}")
+
+    def compile(self) -> tuple[re.Pattern, tuple[str, ...]]:
+        t = self.text.strip()
+        anchored = t.startswith("^")
+        if anchored:
+            t = t[1:].strip()
+        out = [] if anchored else ["(?:P-)*"]
+        fixed = True
+        toks = t.split()
+        for tok in toks:
+            if tok == "*":
+                out.append("(?:..)*?")
+                fixed = False
+                continue
+            q = ""
+            if len(tok) > 1 and tok[-1] in "*?":
+                tok, q = tok[:-1], tok[-1]
+                fixed = False
+            atom = self._atom(tok)
+            out.append(f"(?:{atom}){q}" if q else atom)
+        # Number of calls after the leading passes, when the pattern fixes it: lets the interpreter skip patterns
+        # that cannot match an auction of a given length without running their regex.
+        self.core_len = (len(toks), anchored) if fixed else None
+        try:
+            return re.compile("".join(out)), tuple(self.bound)
+        except re.error as e:  # pragma: no cover - the compiler builds only valid regexes
+            raise self._err(str(e)) from None
+
+
+# --- expressions --------------------------------------------------------------------------------------------------
+
+_ALLOWED_NODES = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Add, ast.Sub,
+    ast.Mult, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Call,
+    ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.IfExp, ast.GeneratorExp, ast.comprehension, ast.Store,
+    ast.List, ast.Div, ast.FloorDiv, ast.Mod,
+)
+
+
+def _check_expr(text: str, rule_id: str, names: set[str], what: str) -> tuple[ast.Expression, object]:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as e:
+        raise BiddingSystemError(f"rule {rule_id}: {what} {text!r}: {e.msg}") from None
+    comp_targets = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED_NODES):
+            raise BiddingSystemError(f"rule {rule_id}: {what} {text!r}: {type(node).__name__} is not allowed")
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id not in names and node.id not in comp_targets:
+                raise BiddingSystemError(f"rule {rule_id}: {what} {text!r}: unknown name {node.id!r}")
+    return tree, compile(tree, f"<{rule_id}:{what}>", "eval")
+
+
+def _const_suit(node: ast.AST, env: dict) -> int | None:
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
+    return None
+
+
+def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """Interval hull of a ``when`` expression's top-level conjunction: (hcp range, four length ranges).
+
+    Only terms that are plain comparisons of ``hcp`` / a suit length with constants are used; everything else is
+    left to the exact predicate. The hull is therefore always a superset of the expression's hands.
+    """
+    hcp = [0, 37]
+    lens = [[0, 13] for _ in range(4)]
+    env = dict(CONSTANTS)
+    env.update(bindings)
+    names = {"clubs": 0, "diamonds": 1, "hearts": 2, "spades": 3}
+
+    def target(node):
+        if isinstance(node, ast.Name) and node.id == "hcp":
+            return ("hcp", None)
+        if isinstance(node, ast.Name) and node.id in names:
+            return ("len", names[node.id])
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ln"
+                and len(node.args) == 1):
+            s = _const_suit(node.args[0], env)
+            if s is not None and 0 <= s <= 3:
+                return ("len", s)
+        return None
+
+    def bound(tg, op, k):
+        rng = hcp if tg[0] == "hcp" else lens[tg[1]]
+        if isinstance(op, ast.GtE):
+            rng[0] = max(rng[0], k)
+        elif isinstance(op, ast.Gt):
+            rng[0] = max(rng[0], k + 1)
+        elif isinstance(op, ast.LtE):
+            rng[1] = min(rng[1], k)
+        elif isinstance(op, ast.Lt):
+            rng[1] = min(rng[1], k - 1)
+        elif isinstance(op, ast.Eq):
+            rng[0], rng[1] = max(rng[0], k), min(rng[1], k)
+
+    flip = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq}
+
+    def term(node):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for v in node.values:
+                term(v)
+            return
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            # an alternative holds: the union hull of the branches' own hulls
+            hulls = [extract_ranges(ast.Expression(body=v), bindings) for v in node.values]
+            lo = min(h[0][0] for h in hulls)
+            hi = max(h[0][1] for h in hulls)
+            hcp[0], hcp[1] = max(hcp[0], lo), min(hcp[1], hi)
+            for s in range(4):
+                a = min(h[1][s][0] for h in hulls)
+                b = max(h[1][s][1] for h in hulls)
+                lens[s][0], lens[s][1] = max(lens[s][0], a), min(lens[s][1], b)
+            return
+        if isinstance(node, ast.Name) and node.id == "balanced":
+            for r in lens:
+                r[0], r[1] = max(r[0], 2), min(r[1], 5)
+            return
+        if not isinstance(node, ast.Compare):
+            return
+        items = [node.left] + list(node.comparators)
+        for a, op, b in zip(items, node.ops, items[1:]):
+            if type(op) not in flip:
+                continue
+            ta, tb = target(a), target(b)
+            if ta and isinstance(b, ast.Constant) and isinstance(b.value, int):
+                bound(ta, op, b.value)
+            elif tb and isinstance(a, ast.Constant) and isinstance(a.value, int):
+                bound(tb, flip[type(op)](), a.value)
+
+    term(tree.body)
+    return (hcp[0], hcp[1]), [(lo, hi) for lo, hi in lens]
+
+
+# --- compiled rules -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    spec: RuleSpec
+    order: int  # position in the file: the tie-break for equal priorities
+    patterns: tuple[tuple[re.Pattern, tuple[str, ...]], ...]
+    when_tree: ast.Expression
+    when_code: object
+    require_code: object
+    level: str  # "1".."7", "c", "j", "jj" or "" for P/X/XX
+    strain: str  # literal letter, variable or "" for P/X/XX
+    free_var: str | None
+    trivial_when: bool = field(default=False)
+    shows_code: object = None
+    trivial_require: bool = False
+    pattern_lens: tuple = ()  # per pattern: (calls after leading passes, anchored) or None when variable
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+@dataclass
+class CompiledSystem:
+    name: str
+    description: str
+    rules: list[CompiledRule]
+    path: str
+
+    def __post_init__(self) -> None:
+        self._by_shape: dict[tuple[int, int], list[tuple[CompiledRule, tuple]]] = {}
+        # Index of (rank, rule, pattern) by the pattern's fixed length (None: variable length), built once.
+        self._fixed: dict[int, list] = {}
+        self._anchored: dict[int, list] = {}
+        self._variable: list = []
+        for rank, rule in enumerate(self.rules):
+            for j, ((pat, names), ln) in enumerate(zip(rule.patterns, rule.pattern_lens)):
+                item = (rank, j, rule, (pat, names))
+                if ln is None:
+                    self._variable.append(item)
+                elif ln[1]:
+                    self._anchored.setdefault(ln[0], []).append(item)
+                else:
+                    self._fixed.setdefault(ln[0], []).append(item)
+
+    def applicable(self, n: int, leading_passes: int) -> list[tuple[CompiledRule, tuple]]:
+        """Rules (in priority order) with the patterns that could match an auction of ``n`` calls, the first
+        ``leading_passes`` of them passes. Cached: there are few distinct shapes."""
+        key = (n, leading_passes)
+        r = self._by_shape.get(key)
+        if r is None:
+            items = list(self._variable) + list(self._anchored.get(n, ()))
+            for k in range(n - leading_passes, n + 1):
+                items.extend(self._fixed.get(k, ()))
+            items.sort(key=lambda it: (it[0], it[1]))
+            r = []
+            for rank, _j, rule, pat in items:
+                if r and r[-1][0] is rule:
+                    r[-1] = (rule, r[-1][1] + (pat,))
+                else:
+                    r.append((rule, (pat,)))
+            self._by_shape[key] = r
+        return r
+
+    def rule(self, rule_id: str) -> CompiledRule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+
+def _split_auction_terms(when: str, require: str, auction_names: set[str]) -> tuple[str, str]:
+    """Split the top-level ``and`` terms of ``when`` into (hand terms, require + auction-only terms)."""
+    tree = ast.parse(when, mode="eval").body
+    terms = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
+    hand, auction = [], []
+    for t in terms:
+        loads = {n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        stores = {n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        has_call = any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _HELPERS)
+                       for n in ast.walk(t))
+        if not has_call and (loads - stores) <= auction_names and not isinstance(t, ast.Constant):
+            auction.append(ast.unparse(t))
+        else:
+            hand.append(ast.unparse(t))
+    if not auction:
+        return when, require
+    new_when = " and ".join(f"({h})" for h in hand) if hand else "True"
+    parts = ([f"({require})"] if require.strip() != "True" else []) + [f"({a})" for a in auction]
+    return new_when, " and ".join(parts)
+
+
+def _macro_expander(macros: dict[str, str]):
+    """Named sub-expressions (``[macros]``), expanded textually (and recursively) before an expression is parsed."""
+    if not macros:
+        return lambda t: t
+    rx = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(macros, key=len, reverse=True)) + r")\b")
+
+    def expand(text: str, depth: int = 0) -> str:
+        if depth > 10:
+            raise BiddingSystemError(f"macros nest too deep (a cycle?) in {text!r}")
+        out = rx.sub(lambda m: "(" + macros[m.group(1)] + ")", text)
+        return out if out == text else expand(out, depth + 1)
+
+    return expand
+
+
+def compile_system(spec: SystemSpec, name: str, path: str) -> CompiledSystem:
+    names = set(FEATURE_NAMES) | set(FUNCTION_NAMES) | set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS)
+    state_names = set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS)
+    seen: set[str] = set()
+    rules = []
+    macros = _macro_expander(spec.macros)
+    for order, rs in enumerate(spec.rule):
+        if rs.id in seen:
+            raise BiddingSystemError(f"rule id {rs.id!r} is used twice")
+        seen.add(rs.id)
+        ctxs = rs.context if isinstance(rs.context, list) else [rs.context]
+        texts = []
+        for c in ctxs:
+            if c.startswith("@"):
+                if c[1:] not in spec.contexts:
+                    raise BiddingSystemError(f"rule {rs.id}: unknown named context {c!r}")
+                named = spec.contexts[c[1:]]
+                texts.extend(named if isinstance(named, list) else [named])
+            else:
+                texts.append(c)
+        compilers = [_PatternCompiler(t, rs.id) for t in texts]
+        pats = tuple(pc.compile() for pc in compilers)
+        lens = tuple(pc.core_len for pc in compilers)
+        bound_sets = {b for _, b in pats}
+        bound_all = set().union(*[set(b) for b in bound_sets]) if bound_sets else set()
+        # Variables used by the call or expressions must be bound by every alternative pattern (or be free).
+        if rs.call in ("P", "X", "XX"):
+            level, strain = "", ""
+        else:
+            level, strain = (rs.call[:2], rs.call[2]) if rs.call.startswith("jj") else (rs.call[0], rs.call[1])
+        free = None
+        if strain in VARIABLES:
+            if any(strain not in b for _, b in pats):
+                if strain in bound_all:
+                    raise BiddingSystemError(f"rule {rs.id}: variable {strain} is bound by only some of its patterns")
+                free = strain
+        var_names = set(VARIABLES)
+        when_tree, when_code = _check_expr(macros(rs.when), rs.id, names | var_names, "when")
+        _, req_code = _check_expr(macros(rs.require), rs.id, state_names | var_names, "require")
+        for v in {n.id for n in ast.walk(when_tree) if isinstance(n, ast.Name)} & var_names:
+            if v != free and any(v not in b for _, b in pats):
+                raise BiddingSystemError(f"rule {rs.id}: 'when' uses variable {v} that its pattern does not bind")
+        # Conjuncts of ``when`` that name no hand feature are facts about the auction: move them to ``require``,
+        # so that reading a past call never picks a rule instance that no hand could have satisfied (e.g. the
+        # "reverse" instance of a new suit that is not higher than opener's first suit).
+        when_text, req_text = _split_auction_terms(macros(rs.when), macros(rs.require), state_names | var_names)
+        if when_text != macros(rs.when):
+            when_tree, when_code = _check_expr(when_text, rs.id, names | var_names, "when")
+            _, req_code = _check_expr(req_text, rs.id, state_names | var_names, "require")
+        if rs.force not in FORCES:  # pragma: no cover - pydantic already checked
+            raise BiddingSystemError(f"rule {rs.id}: bad force {rs.force!r}")
+        shows_code = None
+        if rs.shows is not None:
+            _, shows_code = _check_expr(rs.shows, rs.id, set(CONSTANTS) | var_names, "shows")
+        rules.append(
+            CompiledRule(rs, order, pats, when_tree, when_code, req_code, level, strain, free,
+                         when_text.strip() == "True", shows_code, req_text.strip() == "True", lens)
+        )
+    rules.sort(key=lambda r: (-r.spec.priority, r.order))
+    return CompiledSystem(spec.system.get("name", name), spec.system.get("description", ""), rules, path)
+
+
+SYSTEMS_DIR = Path(__file__).resolve().parents[2] / "config" / "systems"
+
+
+def load_system(name_or_path: str | Path) -> CompiledSystem:
+    """Load and validate ``config/systems/<name>.toml`` (or a path). Raises ``BiddingSystemError`` naming the problem."""
+    p = Path(name_or_path)
+    if p.suffix != ".toml":
+        p = SYSTEMS_DIR / f"{name_or_path}.toml"
+    if not p.is_file():
+        raise BiddingSystemError(f"no bidding system file {p}")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise BiddingSystemError(f"{p}: {e}") from None
+    try:
+        spec = SystemSpec.model_validate(data)
+    except ValidationError as e:
+        raise BiddingSystemError(f"{p}: {e}") from None
+    return compile_system(spec, p.stem, str(p))

@@ -1,0 +1,299 @@
+"""Bidding rules (config/systems/sayc.toml) and their interpreter (engine/bidding)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.auction import Auction, Call
+from engine.bidding import Bidder, BiddingSystemError, get_bidder, load_system
+from engine.bidding.rules import SYSTEMS_DIR
+from engine.cards import Deal, Hand, Seat, Vul
+from robot.cli import app
+
+
+@pytest.fixture(scope="module")
+def bidder() -> Bidder:
+    return get_bidder(str(SYSTEMS_DIR / "sayc.toml"))
+
+
+def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: str = "N") -> str:
+    return str(b.choose(Hand.parse(hand), Auction.parse(auction, dealer), vul).call)
+
+
+# --- the system file ---------------------------------------------------------------------------------------------------
+
+def test_sayc_loads_and_every_rule_explains_itself():
+    system = load_system("sayc")
+    assert len(system.rules) > 200
+    ids = [r.id for r in system.rules]
+    assert len(ids) == len(set(ids))
+    for r in system.rules:
+        assert r.spec.explain.strip(), r.id
+    # priority order: never increasing along the list
+    prios = [r.spec.priority for r in system.rules]
+    assert prios == sorted(prios, reverse=True)
+    # every {variable} of an explanation is bound whatever pattern matched (no literal braces shown to users)
+    import re
+
+    for r in system.rules:
+        for v in set(re.findall(r"\{(\w+)\}", r.spec.explain)) - {"call"}:
+            assert v == r.free_var or all(v in names for _, names in r.patterns), (r.id, v)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[[rule]]\nid="a"\ncontext=""\ncall="1C"\nwhen="hcpp > 3"\nexplain="x"\n', "unknown name 'hcpp'"),
+        ('[[rule]]\nid="a"\ncontext="1Q"\ncall="1C"\nexplain="x"\n', "bad token '1Q'"),
+        ('[[rule]]\nid="a"\ncontext=""\ncall="8C"\nexplain="x"\n', "call '8C'"),
+        ('[[rule]]\nid="a"\ncontext=""\ncall="P"\nexplain="x"\n[[rule]]\nid="a"\ncontext=""\ncall="P"\nexplain="y"\n',
+         "used twice"),
+        ('[[rule]]\nid="a"\ncontext=""\ncall="P"\nwhen="__import__(\'os\')"\nexplain="x"\n', "unknown name"),
+        ('[[rule]]\nid="a"\ncontext=""\ncall="P"\nwhen="hcp.real"\nexplain="x"\n', "Attribute is not allowed"),
+        ('[[rule]]\nid="a"\ncontext="1s P"\ncall="2t"\nwhen="ln(u) > 3"\nexplain="x"\n', "does not bind"),
+        ('[[rule]]\nid="a"\ncall="P"\nexplain="x"\n', "context"),
+    ],
+)
+def test_bad_system_files_are_rejected_with_a_clear_message(tmp_path, body, message):
+    p = tmp_path / "bad.toml"
+    p.write_text(body)
+    with pytest.raises(BiddingSystemError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_system(p)
+
+
+def test_missing_system_file():
+    with pytest.raises(BiddingSystemError, match="no bidding system file"):
+        load_system("no_such_system")
+
+
+# --- choosing calls ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "hand, auction, expected",
+    [
+        ("AK94.T82.K73.AQ5", "", "1N"),          # 15-17 balanced
+        ("AQ5.KJ4.AK93.K85", "", "2N"),          # 20-21 balanced
+        ("AKQ5.AKJ4.AK9.K5", "", "2C"),          # 22+
+        ("AKJ94.T82.K73.Q5", "", "1S"),          # five-card major
+        ("KQJ984.82.73.Q65", "", "2S"),          # weak two
+        ("KQJ9842.82.73.5", "", "3S"),           # preempt
+        ("Q942.K82.73.K765", "1N P", "2C"),      # Stayman
+        ("Q9842.82.73.7654", "1N P", "2H"),      # transfer to spades
+        ("Q94.K82.QJ73.K76", "1N P", "3N"),
+        ("AK94.T82.K73.AQ5", "1N P 2C P", "2S"),
+        ("AK9.T82.K73.AQ54", "1N P 2C P", "2D"),
+        ("AK9.T82.K73.AQ54", "1N P 2D P", "2H"),  # completes the transfer
+        ("KQ94.A82.73.7654", "1S P", "3S"),      # limit raise
+        ("K92.A82.73.76543", "1S P", "2S"),      # single raise
+        ("AQ94.K8.J73.A954", "1H", "X"),         # takeout double
+        ("KQJ94.82.73.A654", "1C", "1S"),        # overcall
+        ("K9.Q982.K73.J654", "1C 1S", "X"),      # negative double
+        ("KQJ94.A82.K73.54", "2C P", "2S"),      # positive response
+        ("9432.982.732.654", "2C P", "2D"),      # waiting
+    ],
+)
+def test_standard_calls(bidder, hand, auction, expected):
+    assert bid(bidder, hand, auction) == expected
+
+
+def test_blackwood_answers_count_aces(bidder):
+    # partner asked with 4NT after a heart fit; answers are 5C (0/4) 5D (1) 5H (2) 5S (3)
+    auc = "1H P 3H P 4N P"
+    assert bid(bidder, "K94.KQ982.K73.K5", auc) == "5C"
+    assert bid(bidder, "A94.KQ982.K73.K5", auc) == "5D"
+    assert bid(bidder, "A94.KQ982.A73.K5", auc) == "5H"
+
+
+def test_choice_has_explanation_alternatives_and_alerts(bidder):
+    ch = bidder.choose(Hand.parse("Q942.K82.73.K765"), Auction.parse("1N P"))
+    assert ch.call == Call.parse("2C") and ch.alert and "Stayman" in ch.explanation
+    assert ch.force == "forcing" and "alert" in ch.describe()
+    assert any(str(c) == "P" for c, _, _ in ch.alternatives)
+    ch = bidder.choose(Hand.parse("Q94.K82.QJ73.K76"), Auction.parse(""))
+    assert ch.call == Call.parse("P") and ch.explanation
+
+
+def test_never_an_illegal_call_and_never_silent(bidder):
+    rng = random.Random(7)
+    for _ in range(200):
+        d = Deal.random(rng)
+        a = Auction(Seat(rng.randrange(4)))
+        while not a.is_complete:
+            ch = bidder.choose(d[a.next_seat], a, Vul.BOTH, alternatives=False)
+            assert a.is_legal(ch.call) and ch.explanation
+            a = a.then(ch.call)
+
+
+def test_forcing_bids_are_not_passed(bidder):
+    # a new suit by responder is forcing: opener must bid again, whatever the hand
+    rng = random.Random(3)
+    for _ in range(300):
+        d = Deal.random(rng)
+        a = Auction(Seat.NORTH)
+        while not a.is_complete and len(a.calls) < 40:
+            seat = a.next_seat
+            st = bidder.state(a.dealer, tuple(a.calls), Vul.NONE, int(seat) & 1)
+            ch = bidder.choose(d[seat], a, Vul.NONE, alternatives=False)
+            if st["forced"]:
+                # the only pass allowed over a forcing call converts partner's takeout double to penalties
+                assert not ch.call.is_pass or "penalty" in ch.rule_id, (str(a), str(d[seat]), ch.rule_id)
+            a = a.then(ch.call)
+
+
+# --- meanings ------------------------------------------------------------------------------------------------------------
+
+def test_meaning_shows_and_denies(bidder):
+    a = Auction.parse("1N P 2C")
+    m = bidder.meaning_of(a, 0)
+    assert m.hcp == (15, 17)
+    assert m.accepts(Hand.parse("AK94.T82.K73.AQ5"))
+    # 1D opening denies a 15-17 balanced hand (1NT was tried first) and denies a five-card major
+    a = Auction.parse("1D")
+    m = bidder.meaning_of(a, 0)
+    assert not m.accepts(Hand.parse("AK9.T82.KJ73.AQ5"))   # 1NT hand
+    assert not m.accepts(Hand.parse("AKJ94.82.KJ73.A5"))   # would open 1S
+    assert m.accepts(Hand.parse("AK9.T82.KJ73.Q54"))
+    assert "denies 2C" in m.describe() and "1N (15-17 HCP, balanced)" in m.describe()
+
+
+def test_constraints_pickle_and_still_work(bidder):
+    a = Auction.parse("1S P 2S P")
+    cons = bidder.explain_auction(a)
+    blob = pickle.dumps(cons)
+    back = pickle.loads(blob)
+    south = back[Seat.SOUTH]
+    assert south.accepts(Hand.parse("Q94.K82.J732.765"))       # 6-10 with three spades
+    assert not south.accepts(Hand.parse("Q94.K82.AJ73.K65"))   # too strong for a single raise
+    assert not south.accepts(Hand.parse("94.K832.J732.765"))   # no support
+
+
+def test_self_consistency_2000_deals(bidder):
+    """Every call made by four copies of the engine is shown (ranges and exact predicate) to be possible."""
+    rng = random.Random(2026)
+    bad = []
+    calls = 0
+    for _ in range(2000):
+        d = Deal.random(rng)
+        vul = Vul(rng.randrange(4))
+        a = Auction(Seat(rng.randrange(4)))
+        while not a.is_complete:
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+        for i in range(len(a.calls)):
+            calls += 1
+            if not bidder.meaning_of(a, i, vul).accepts(d[a.seat_of(i)]):
+                bad.append((str(a), i, str(d[a.seat_of(i)])))
+    assert calls > 15000
+    assert bad == []
+
+
+def test_rules_only_call_under_10ms(bidder):
+    rng = random.Random(11)
+    times = []
+    for _ in range(150):
+        d = Deal.random(rng)
+        a = Auction(Seat(rng.randrange(4)))
+        while not a.is_complete:
+            t0 = time.perf_counter()
+            ch = bidder.choose(d[a.next_seat], a, Vul.NONE)
+            times.append(time.perf_counter() - t0)
+            a = a.then(ch.call)
+    times.sort()
+    assert sum(times) / len(times) < 0.010
+    assert times[int(0.95 * len(times))] < 0.010
+
+
+# --- the opponents' system is a setting -----------------------------------------------------------------------------------
+
+def test_opponents_system_reads_their_calls(tmp_path):
+    weak_nt = tmp_path / "weaknt.toml"
+    weak_nt.write_text(
+        '[system]\nname = "weak NT"\n'
+        '[[rule]]\nid = "o.1n"\ncontext = ""\ncall = "1N"\nwhen = "12 <= hcp <= 14 and balanced"\npriority = 9\n'
+        'explain = "12-14 balanced"\n'
+        '[[rule]]\nid = "o.pass"\ncontext = "*"\ncall = "P"\nexplain = "pass"\n'
+    )
+    ours = Bidder("sayc", opponents=str(weak_nt))
+    a = Auction.parse("1N", "E")  # East (an opponent of South, who is to act... and of North)
+    # seen from North/South, East's 1NT is read with the opponents' (weak) notrump
+    assert ours.meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (12, 14)
+    assert Bidder("sayc").meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (15, 17)
+
+
+# --- command line ----------------------------------------------------------------------------------------------------------
+
+def test_cli_bid_single():
+    r = CliRunner().invoke(app, ["bid", "Q942.K82.73.K765", "1N P"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("2C") and "Stayman" in r.output
+
+
+def test_cli_bid_bad_input():
+    r = CliRunner().invoke(app, ["bid", "Q942.K82.73", "1N P"])
+    assert r.exit_code == 2 and "hand" in r.output
+    r = CliRunner().invoke(app, ["bid", "Q942.K82.73.K765", "1N 1C"])
+    assert r.exit_code == 2 and "insufficient" in r.output
+
+
+def test_cli_bid_batch():
+    lines = [
+        {"id": "a", "hand": "Q942.K82.73.K765", "auction": ["1N", "P"], "dealer": "N", "vul": "None"},
+        {"id": "b", "hand": "AK94.T82.K73.AQ5", "auction": [], "dealer": "E", "vul": "N-S"},
+        {"id": "c", "hand": "AK94.T82.K73", "auction": [], "dealer": "E", "vul": "N-S"},
+    ]
+    stdin = "\n".join(json.dumps(x) for x in lines) + "\nnot json\n"
+    r = CliRunner().invoke(app, ["bid", "--batch"], input=stdin)
+    assert r.exit_code == 0, r.output
+    out = [json.loads(x) for x in r.output.splitlines()]
+    assert out[0]["id"] == "a" and out[0]["call"] == "2C" and out[0]["explanation"]
+    assert out[1]["call"] == "1N"
+    assert out[2]["call"] is None and "hand" in out[2]["explanation"]
+    assert out[3]["call"] is None and "not JSON" in out[3]["explanation"]
+
+
+def test_any_legal_auction_gets_a_legal_explained_call(bidder):
+    """Random legal auctions (not ones the engine would produce): never an error, never an illegal call."""
+    from engine.auction import PASS
+
+    rng = random.Random(99)
+    for _ in range(600):
+        d = Deal.random(rng)
+        a = Auction(Seat(rng.randrange(4)))
+        for _ in range(rng.randrange(0, 14)):
+            legal = a.legal_calls()
+            a = a.then(PASS if rng.random() < 0.5 else rng.choice(legal[:12]))
+            if a.is_complete:
+                break
+        if a.is_complete:
+            continue
+        ch = bidder.choose(d[a.next_seat], a, Vul(rng.randrange(4)))
+        assert a.is_legal(ch.call) and ch.explanation
+        for i in range(len(a.calls)):
+            bidder.meaning_of(a, i, Vul.NONE)  # every past call has a readable meaning
+
+
+def test_rule_that_fails_at_run_time_names_itself(tmp_path):
+    p = tmp_path / "broken.toml"
+    p.write_text('[[rule]]\nid = "bad.index"\ncontext = ""\ncall = "1C"\nwhen = "ln(7) > 2"\nexplain = "x"\n')
+    b = Bidder(str(p))
+    with pytest.raises(BiddingSystemError, match="rule bad.index: evaluating 'when' failed"):
+        b.choose(Hand.parse("AK94.T82.K73.AQ5"), Auction(Seat.NORTH))
+
+
+@pytest.mark.parametrize("opening", ["1C", "1D", "1H", "1S"])
+def test_responder_with_six_points_never_passes_a_one_level_opening(bidder, opening):
+    rng = random.Random(hash(opening) & 0xFFFF)
+    a = Auction.parse(f"{opening} P")
+    n = 0
+    while n < 300:
+        h = Deal.random(rng)[Seat.SOUTH]
+        if h.hcp < 6:
+            continue
+        n += 1
+        ch = bidder.choose(h, a, Vul.NONE, alternatives=False)
+        assert not ch.call.is_pass, (opening, str(h), ch.rule_id)
