@@ -212,7 +212,6 @@ class BoardRecord:
     players: dict[Seat, str] = field(default_factory=dict)
     event: str = ""
     room: str = ""
-    notes: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.dealer is None:

@@ -747,12 +747,11 @@ class TableMachine:
         auction = self.auction
         play = self.play
         players = {s: self._seats[s].team for s in Seat if self._seats[s] is not None}
-        record = BoardRecord(
-            board=b.board, deal=b.deal, dealer=b.dealer, vul=b.vul, auction=auction,
-            play=() if play is None else play.cards,
-            result=None if play is None else play.declarer_tricks,
-            contract=auction.contract, players=players, event=b.event, room=b.room,
-        )
+        common = dict(dealer=b.dealer, vul=b.vul, auction=auction, players=players, event=b.event, room=b.room)
+        if play is None:
+            record = BoardRecord(board=b.board, deal=b.deal, contract=auction.contract, **common)
+        else:  # the Play was checked card by card as it came in: no second replay
+            record = BoardRecord.from_play(b.board, play, result=play.declarer_tricks, **common)
         self.results.append(record)
         self.boards_done += 1
         self._events.append(BoardFinished(record=record))
