@@ -33,20 +33,49 @@ def deal(
     board: int = typer.Option(1, "--board", "-b", min=1, help="Board number: sets dealer and vulnerability."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Random seed (same seed, same deal)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
+    bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
+    system: str = typer.Option("sayc", "--system", help="Bidding system for --bid (config/systems/<name>.toml)."),
 ) -> None:
-    """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string."""
+    """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction)."""
     import random
 
     rng = random.Random(seed)
     d = Deal.random(rng)
     dealer, vul = dealer_for_board(board), vul_for_board(board)
     pbn = d.to_pbn(dealer)
+    calls: list[dict] = []
+    contract = None
+    if bid:
+        from engine.auction import Auction
+        from engine.bidding import Bidder, BiddingSystemError
+
+        try:
+            bidder = Bidder(system)
+        except BiddingSystemError as exc:
+            fail(str(exc))
+        auction = Auction(dealer)
+        while not auction.is_complete:
+            seat = auction.next_seat
+            choice = bidder.choose(d[seat], auction, vul, alternatives=False)
+            calls.append({"seat": seat.letter, "call": str(choice.call), "alert": choice.alert,
+                          "explanation": choice.describe()})
+            auction = auction.then(choice.call)
+        contract = auction.contract
     if as_json:
-        typer.echo(json.dumps({"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}))
+        out = {"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}
+        if bid:
+            out["auction"] = calls
+            out["contract"] = None if contract is None else str(contract)
+        typer.echo(json.dumps(out))
         return
     typer.echo(f"Board {board}   Dealer {dealer.name.title()}   Vulnerable {vul.pbn}")
     typer.echo(d.diagram())
     typer.echo(f'[Deal "{pbn}"]')
+    if bid:
+        typer.echo("")
+        for c in calls:
+            typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
+        typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
 
 
 @app.command()

@@ -49,3 +49,16 @@ def test_score_errors_are_clear(args, message):
     r = run("score", *args)
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_deal_bid_runs_a_legal_explained_auction():
+    from engine.auction import Auction
+
+    r = run("deal", "--board", "2", "--seed", "11", "--bid", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    auction = Auction.parse(" ".join(c["call"] for c in out["auction"]), out["dealer"])
+    assert auction.is_complete
+    assert [c["seat"] for c in out["auction"]] == [auction.seat_of(i).letter for i in range(len(auction))]
+    assert all(c["explanation"] for c in out["auction"])
+    assert out["contract"] == (None if auction.contract is None else str(auction.contract))
