@@ -478,16 +478,20 @@ class WorldSampler:
             return
         base = Hand(self.known[seat]).hcp
         # Most points: the best honours it may receive, at most hi[s] per suit and need in all.
-        honours = []
+        honours = []      # for the upper bound: the best honours it may take, at most hi[s] per suit
+        all_honours = []  # for the lower bound: every honour it may take (per-suit caps ignored: still a bound)
         for s in range(4):
             hs = sorted((_HCP_LUT[1 << r] for r in range(9, 13) if allowed[s] >> (13 * s + r) & 1), reverse=True)
             honours.extend(hs[: hi[s]])
+            all_honours.extend(hs)
         most = base + sum(sorted(honours, reverse=True)[: self.need[seat]])
         spots = sum(
             min(hi[s], sum(1 for r in range(0, 9) if allowed[s] >> (13 * s + r) & 1)) for s in range(4)
         )
         forced = max(0, self.need[seat] - spots)
-        least = base + sum(sorted(honours)[:forced]) if forced else base
+        # The cheapest honours first: using the capped list here would pick the *top* honours of a suit (the bug
+        # that refused 16-18 for South holding two of SA SK SQ).
+        least = base + sum(sorted(all_honours)[:forced]) if forced else base
         if most < c.hcp[0] or least > c.hcp[1]:
             raise SamplingError(
                 f"{seat_name(seat)} cannot have {c.hcp[0]}-{c.hcp[1]} HCP: "

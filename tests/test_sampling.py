@@ -475,3 +475,15 @@ def test_fully_known_deal_and_zero_worlds():
     assert len(ws.sample(0, 1)) == 0
     with pytest.raises(SamplingError, match="does not satisfy"):
         WorldSampler([h.bits for h in d.hands], [SeatConstraints(hcp=(d[0].hcp + 1, 37)), None, None, None])
+
+
+def test_hcp_lower_bound_uses_the_cheapest_honours():
+    """South (11 HCP seen) gets two of SA SK SQ: 16-18 is reachable, so 15-17 must not be refused up front."""
+    from engine.cards import Hand
+    from engine.sampling import SeatConstraints, WorldSampler
+
+    known = [Hand.parse(x) for x in ("T2.K5.AQ42.KQJ53", "J985.JT42.653.98", "7.AQ86.J8.AT72", "643.973.KT97.64")]
+    sampler = WorldSampler(known, [SeatConstraints(), SeatConstraints(), SeatConstraints(hcp=(15, 17)), SeatConstraints()])
+    worlds = sampler.sample(200, 3)
+    south_hcp = {Hand(int(m)).hcp for m in worlds.masks[:, 2]}
+    assert south_hcp == {16, 17}  # SK+SQ (16) and SA+SQ (17); SA+SK (18) is outside the range
