@@ -1,0 +1,415 @@
+"""αμ versus PIMC declaring 3NT: the protocol of Cazenave & Ventos' Tables 1 and 2.
+
+Protocol (paper §5, gaps filled as in our notes §2.6):
+- Auction 1NT-3NT by South: South 15-17 HCP balanced, North 10-15 HCP with no four-card major (a direct raise).
+  West leads. The defenders' worlds use those constraints; declarer's worlds only what the play shows (show-outs).
+- Filter: each candidate deal is played ``--filter-runs`` times (K, default 10) by a PIMC declarer (M=1, 20 worlds)
+  against PIMC defenders (20 worlds), with different seeds; the deal is kept only if PIMC makes it on a share of
+  runs strictly between 30% and 70%.
+- Every configuration (M = 1, 2, 3 with 20 and 40 declarer worlds) plays every kept deal once, with the same
+  per-deal seed; αμ declares, the defence is PIMC with 20 worlds. Worlds are uniform (no inference), as in the paper.
+- Reported: make rate with its binomial standard error per configuration, the paired gain of M=3 over M=1
+  (20 worlds) with its standard error, discrepancies (declarer decisions where αμ's card differs from its own M=1
+  choice), and the mean time per declarer move (searched moves only: forced and equal-card plays take no time).
+
+Resumable: every filtered candidate and every finished (deal, configuration) is appended as one JSON line to
+``--out`` (default bench/out/alphamu.jsonl); a rerun with the same settings skips what is there, and
+``--report-only`` just summarises the file. ``--jobs N`` plays candidates and deals in N worker processes (the kept
+set is the same: the first kept deals by index). The filter stops a candidate's runs as soon as its verdict is
+certain. ``--dd-window LO:HI`` is an opt-in shortcut that is *not* the paper's protocol: candidates whose
+double-dummy tricks lie outside LO..HI are dropped unplayed (most 1NT-3NT deals make 11+ tricks double dummy and
+PIMC makes them 10 times out of 10).
+
+The double-dummy oracle is ``--solver endplay`` (endplay's DDS, a bench-only reference, the default while
+engine.dds is being tuned) or ``--solver engine`` (engine.dds). The solver is named in the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from engine.auction import Contract  # noqa: E402
+from engine.board import Play  # noqa: E402
+from engine.cards import Hand, Seat, Suit  # noqa: E402
+from engine.play.player import CardPlayer, PlaySettings  # noqa: E402
+from engine.play.position import Position  # noqa: E402
+from engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
+
+RANKS = "23456789TJQKA"
+
+
+# --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------
+
+class Balanced:
+    """4333, 4432 or 5332 (a shape predicate: the sampler applies it to the shape table)."""
+
+    def on_shape(self, shape) -> bool:
+        return tuple(sorted(shape, reverse=True)) in ((4, 3, 3, 3), (4, 4, 3, 2), (5, 3, 3, 2))
+
+    def __call__(self, hand: Hand) -> bool:
+        return self.on_shape(hand.shape)
+
+    def describe(self) -> str:
+        return "balanced"
+
+
+def nt_constraints() -> dict[Seat, SeatConstraints]:
+    opener = SeatConstraints(hcp=(15, 17), predicates=(Balanced(),))
+    lengths = [(0, 13)] * 4
+    lengths[Suit.HEARTS] = (0, 3)
+    lengths[Suit.SPADES] = (0, 3)
+    responder = SeatConstraints(hcp=(10, 15), lengths=tuple(lengths))
+    return {Seat.SOUTH: opener, Seat.NORTH: responder}
+
+
+# --- oracles ----------------------------------------------------------------------------------------------------
+
+class EndplayOracle:
+    """endplay's DDS behind the DDOracle interface (bench reference only; runtime code never imports endplay)."""
+
+    name = "endplay"
+
+    def __init__(self) -> None:
+        from endplay import dds
+        from endplay.types import Card as EPCard, Deal as EPDeal, Denom, Player
+
+        self._dds, self._Card, self._Deal, self._Denom, self._Player = dds, EPCard, EPDeal, Denom, Player
+
+    def _deal(self, p: Position):
+        hands = list(p.hands)
+        for i, c in enumerate(p.trick):
+            hands[(p.leader + i) % 4] |= 1 << c
+        text = " ".join(
+            ".".join("".join(RANKS[r] for r in range(12, -1, -1) if h >> (13 * s + r) & 1) for s in (3, 2, 1, 0))
+            for h in hands
+        )
+        d = self._Deal("N:" + text)
+        d.first = self._Player(p.leader)
+        d.trump = self._Denom(4 if p.trump == 4 else 3 - p.trump)
+        for c in p.trick:
+            s, r = divmod(c, 13)
+            d.play(self._Card("SHDC"[3 - s] + RANKS[r]))
+        return d
+
+    def solve_cards_many(self, positions):
+        # Batches go through DDS's threaded SolveAllBoards (at most 200 boards per call); single positions direct.
+        deals = [self._deal(p) for p in positions]
+        if len(deals) == 1:
+            solved = [self._dds.solve_board(deals[0])]
+        else:
+            solved = []
+            for k in range(0, len(deals), 200):
+                solved.extend(self._dds.solve_all_boards(deals[k:k + 200]))
+        out = []
+        for sb in solved:
+            res = {}
+            for card, score in sb:
+                res[13 * (3 - int(card.suit)) + int(card.rank).bit_length() - 3] = score
+            out.append(res)
+        return out
+
+
+    def make_cards_many(self, positions, needs):
+        """Cards reaching each position's trick target (DDS target mode, one threaded batch per target)."""
+        from endplay.dds.solve import SolveMode
+
+        out: list[set[int] | None] = [None] * len(positions)
+        by_need: dict[int, list[int]] = {}
+        for i, (p, need) in enumerate(zip(positions, needs)):
+            legal = p.legal()
+            if need <= 0:
+                out[i] = {c for c in range(52) if legal >> c & 1}
+            elif need > p.tricks_left:
+                out[i] = set()
+            else:
+                by_need.setdefault(need, []).append(i)
+        for need, idx in by_need.items():
+            for k in range(0, len(idx), 200):
+                chunk = idx[k:k + 200]
+                deals = [self._deal(positions[i]) for i in chunk]
+                solved = self._dds.solve_all_boards(deals, SolveMode.TargetAll, need)
+                for i, sb in zip(chunk, solved):
+                    out[i] = {13 * (3 - int(c.suit)) + int(c.rank).bit_length() - 3 for c, sc in sb if sc >= need}
+        return out
+
+
+def make_oracle(name: str):
+    if name == "endplay":
+        return EndplayOracle()
+    from engine.play.oracle import EngineDDOracle
+
+    o = EngineDDOracle()
+    o.name = "engine.dds"  # type: ignore[attr-defined]
+    return o
+
+
+# --- one deal played out ----------------------------------------------------------------------------------------
+
+def play_deal(deal, decl: CardPlayer, defence: CardPlayer, seed: int) -> dict:
+    contract = Contract.parse("3NS")
+    p = Play(deal, contract)
+    rng = random.Random(seed)
+    moves = searched = discrepancies = 0
+    secs = 0.0
+    while not p.is_complete:
+        declaring = p.next_seat in (p.declarer, p.dummy)
+        t0 = time.perf_counter()
+        d = (decl if declaring else defence).choose(p, rng)
+        dt = time.perf_counter() - t0
+        if declaring:
+            moves += 1
+            if d.selector != "forced":
+                searched += 1
+                secs += dt
+                if d.pimc_card is not None and d.pimc_card != d.card:
+                    discrepancies += 1
+        p = p.then(d.card)
+    return {"tricks": p.declarer_tricks, "made": p.declarer_tricks >= 9, "decl_moves": moves,
+            "searched_moves": searched, "decl_seconds": secs, "discrepancies": discrepancies}
+
+
+def players(oracle, m: int, worlds: int, budget: float | None, def_worlds: int, flags: str = "TRE"):
+    decl = CardPlayer(PlaySettings(declarer_selector="alphamu", worlds_declarer=worlds, max_m=m,
+                                   declarer_budget_s=budget if budget is not None else 1e9, inference=False,
+                                   tt="T" in flags, root_cut="R" in flags, early_cut="E" in flags),
+                      oracle=oracle, constraints=nt_constraints())
+    defence = CardPlayer(PlaySettings(worlds_defender=def_worlds, inference=False), oracle=oracle,
+                         constraints=nt_constraints())
+    return decl, defence
+
+
+def candidate_deal(base_seed: int, i: int):
+    sampler = WorldSampler(None, [nt_constraints().get(s) or SeatConstraints() for s in Seat])
+    return sampler.sample(1, (base_seed * 1_000_003 + i) & 0x7FFFFFFF).deal(0)
+
+
+# --- work units (run in this process or in worker processes with --jobs) -------------------------------------------
+
+_ORACLES: dict[str, object] = {}
+
+
+def _oracle(name: str):
+    if name not in _ORACLES:
+        _ORACLES[name] = make_oracle(name)
+    return _ORACLES[name]
+
+
+def filter_task(solver: str, seed: int, i: int, runs: int, def_worlds: int, dd_window=None) -> dict:
+    """Play the candidate ``runs`` times with PIMC on both sides; kept iff 0.3 < makes / runs < 0.7.
+
+    Stops as soon as the verdict is certain (e.g. 7 makes of 10 already rule the deal out), which changes no
+    decision. ``dd_window`` (opt-in, not the paper's protocol): skip deals whose double-dummy tricks for South in
+    notrump lie outside ``(lo, hi)`` without playing them.
+    """
+    deal = candidate_deal(seed, i)
+    rec = {"type": "filter", "i": i, "runs": runs, "deal": deal.to_pbn()}
+    oracle = _oracle(solver)
+    if dd_window is not None:
+        p = Play(deal, Contract.parse("3NS"))
+        pos = Position(tuple(h.bits for h in deal.hands), (), int(p.leader), 4)
+        dd = 13 - max(oracle.solve_cards_many([pos])[0].values())  # West leads: South's side takes the rest
+        rec["dd_tricks"] = dd
+        if not dd_window[0] <= dd <= dd_window[1]:
+            return {**rec, "makes": None, "played": 0, "kept": False}
+    decl, defence = players(oracle, 1, 20, None, def_worlds)
+    makes = played = 0
+    for k in range(runs):
+        makes += play_deal(deal, decl, defence, seed * 7919 + i * 104729 + k)["made"]
+        played += 1
+        if makes / runs >= 0.7 or (makes + runs - played) / runs <= 0.3:
+            break  # the verdict can no longer change
+    return {**rec, "makes": makes, "played": played, "kept": 0.3 < makes / runs < 0.7}
+
+
+def play_task(solver: str, seed: int, idx: int, m: int, w: int, flags: str, name: str, budget, def_worlds: int
+              ) -> dict:
+    deal = candidate_deal(seed, idx)
+    decl, defence = players(_oracle(solver), m, w, budget, def_worlds, flags)
+    return {"type": "play", "i": idx, "config": name, **play_deal(deal, decl, defence, seed * 31337 + idx)}
+
+
+def config_name(m: int, w: int, flags: str) -> str:
+    return f"M{m}W{w}" + ("" if flags == "TRE" else f"-{flags or 'none'}")
+
+
+# --- statistics -------------------------------------------------------------------------------------------------
+
+def rate_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    if n == 0:
+        return float("nan"), float("nan")
+    m = sum(xs) / n
+    if n < 2:
+        return m, float("nan")
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    return m, math.sqrt(var / n)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--deals", type=int, default=200, help="kept deals wanted (default 200)")
+    ap.add_argument("--filter-runs", type=int, default=10, help="PIMC runs per candidate deal for the 30-70%% filter")
+    ap.add_argument("--configs", default="1:20,2:20,3:20,1:40,2:40,3:40",
+                    help="M:worlds[:flags] list; flags = αμ speed-ups kept: T (TT), R (root cut), E (early cut), "
+                         "- for none (Table 2); default TRE")
+    ap.add_argument("--def-worlds", type=int, default=20)
+    ap.add_argument("--budget", type=float, default=None, help="αμ seconds per move beyond M=1 (default: none)")
+    ap.add_argument("--solver", choices=("endplay", "engine"), default="endplay")
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "alphamu.jsonl"))
+    ap.add_argument("--max-candidates", type=int, default=100000)
+    ap.add_argument("--report-only", action="store_true",
+                    help="no new work: summarise the deals of --out that every configuration has played")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (deals in parallel); default 1")
+    ap.add_argument("--dd-window", default=None, metavar="LO:HI",
+                    help="opt-in pre-filter (not the paper's): play only candidates whose double-dummy tricks for "
+                         "South in NT are in LO..HI")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: 2 kept deals, K=2 filter runs, M=1 and M=3 at 20 worlds")
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.deals, a.filter_runs, a.configs = 2, 2, "1:20,3:20"
+        if a.out == str(ROOT / "bench" / "out" / "alphamu.jsonl"):
+            a.out = str(ROOT / "bench" / "out" / "alphamu_quick.jsonl")
+    if a.dd_window is not None:
+        lo, _, hi = a.dd_window.partition(":")
+        if not (lo.isdigit() and hi.isdigit() and int(lo) <= int(hi)):
+            ap.error(f"bad --dd-window {a.dd_window!r}: use LO:HI, e.g. 8:10")
+        a.dd_window = (int(lo), int(hi))
+    configs = []
+    for part in a.configs.split(","):
+        bits = part.split(":")
+        if len(bits) not in (2, 3) or not all(b.isdigit() for b in bits[:2]) or \
+                (len(bits) == 3 and not set(bits[2]) <= set("TRE-")):
+            ap.error(f"bad configuration {part!r}: use M:worlds or M:worlds:flags (flags from T, R, E, or -)")
+        configs.append((int(bits[0]), int(bits[1]), bits[2].replace("-", "") if len(bits) == 3 else "TRE"))
+    oracle = _oracle(a.solver)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    settings_key = {"seed": a.seed, "filter_runs": a.filter_runs, "def_worlds": a.def_worlds,
+                    "budget": a.budget, "solver": a.solver}
+    if a.dd_window is not None:
+        settings_key["dd_window"] = list(a.dd_window)
+    # Resume: read what is already there for these settings.
+    filtered: dict[int, dict] = {}
+    played: dict[tuple[int, str], dict] = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            rec = json.loads(line)
+            if rec.get("settings") != settings_key:
+                continue
+            if rec["type"] == "filter":
+                filtered[rec["i"]] = rec
+            elif rec["type"] == "play":
+                played[(rec["i"], rec["config"])] = rec
+
+    def append(rec: dict) -> None:
+        rec["settings"] = settings_key
+        with out.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    print(f"αμ bench: solver={getattr(oracle, 'name', a.solver)}, {platform.processor() or platform.machine()}, "
+          f"python {platform.python_version()}; out={out}")
+    t_start = time.time()
+    pool = None
+    if a.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(a.jobs)
+
+    def run(fn, tasks):
+        """Results of ``fn(*task)`` in task order (in parallel with --jobs), each appended as soon as it is known."""
+        if pool is None:
+            for t in tasks:
+                yield fn(*t)
+        else:
+            futures = [pool.submit(fn, *t) for t in tasks]
+            for f in futures:
+                yield f.result()
+
+    kept: list[int] = sorted(i for i, r in filtered.items() if r["kept"])
+    i = 0
+    if a.report_only:
+        a.max_candidates = 0
+        kept = kept[: a.deals]
+    while len(kept) < a.deals and i < a.max_candidates:
+        # Next wave: as many unfiltered candidates (in index order) as there are workers.
+        wave = []
+        while len(wave) < max(1, a.jobs) and i < a.max_candidates:
+            if i not in filtered:
+                wave.append((a.solver, a.seed, i, a.filter_runs, a.def_worlds, a.dd_window))
+            i += 1
+        for rec in run(filter_task, wave):
+            append(rec)
+            filtered[rec["i"]] = rec
+            what = (f"double dummy {rec['dd_tricks']} tricks, not played" if rec["makes"] is None
+                    else f"PIMC made {rec['makes']} of {rec['played']} runs (of {rec['runs']})")
+            print(f"  candidate {rec['i']}: {what} -> {'kept' if rec['kept'] else 'dropped'}", flush=True)
+            if rec["kept"]:
+                kept.append(rec["i"])
+    kept = sorted(kept)[: a.deals]  # the first kept deals by index: the same set whatever --jobs is
+    tasks = [(a.solver, a.seed, idx, m, w, flags, config_name(m, w, flags), a.budget, a.def_worlds)
+             for idx in kept for m, w, flags in configs if (idx, config_name(m, w, flags)) not in played]
+    if a.report_only:
+        tasks = []
+        kept = [idx for idx in kept if all((idx, config_name(m, w, f)) in played for m, w, f in configs)]
+    for rec in run(play_task, tasks):
+        append(rec)
+        played[(rec["i"], rec["config"])] = rec
+        print(f"  deal {rec['i']} {rec['config']}: {rec['tricks']} tricks ({'made' if rec['made'] else 'down'}), "
+              f"{rec['decl_seconds'] / max(1, rec['searched_moves']):.3f} s/move", flush=True)
+    if pool is not None:
+        pool.shutdown()
+
+    print(f"\nkept deals: {len(kept)} (of {len(filtered)} candidates); wall time this run {time.time() - t_start:.0f} s")
+    print(f"{'config':12} {'deals':>5} {'make':>7} {'±se':>6} {'discrep':>12} {'s/move':>8}")
+    summary = {}
+    for m, w, flags in configs:
+        name = config_name(m, w, flags)
+        recs = [played[(i, name)] for i in kept if (i, name) in played]
+        made = [1.0 if r["made"] else 0.0 for r in recs]
+        rate, se = rate_se(made)
+        moves = sum(r["searched_moves"] for r in recs)
+        secs = sum(r["decl_seconds"] for r in recs)
+        disc = sum(r["discrepancies"] for r in recs)
+        alld = sum(r["decl_moves"] for r in recs)
+        spm = secs / moves if moves else float("nan")
+        summary[name] = (rate, se, spm, recs)
+        print(f"{name:12} {len(recs):5d} {100 * rate:6.1f}% {100 * se:5.1f} {disc:5d}/{alld:<6d} {spm:8.3f}")
+    res = {"deals": len(kept)}
+    for m in (1, 2, 3):
+        if f"M{m}W20" in summary:
+            res[f"make_m{m}"] = round(100 * summary[f"M{m}W20"][0], 1)
+    if "M1W20" in summary and "M3W20" in summary:
+        r1 = {r["i"]: r["made"] for r in summary["M1W20"][3]}
+        diffs = [float(r["made"]) - float(r1[r["i"]]) for r in summary["M3W20"][3] if r["i"] in r1]
+        g, gse = rate_se(diffs)
+        res["gain_m3_points"] = round(100 * g, 1)
+        res["gain_m3_stderr"] = round(100 * gse, 1) if not math.isnan(gse) else "nan"
+        res["sec_per_move_m1"] = round(summary["M1W20"][2], 3)
+        res["sec_per_move_m3"] = round(summary["M3W20"][2], 3)
+        res["time_ratio_m3_m1"] = round(summary["M3W20"][2] / summary["M1W20"][2], 2) if summary["M1W20"][2] else "nan"
+        up = sum(1 for d in diffs if d > 0)
+        down = sum(1 for d in diffs if d < 0)
+        print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals: gain {100 * g:+.1f} points "
+              f"(se {100 * gse:.1f}); discordant deals: {up} only M3 made, {down} only M1 made")
+    print("RESULT " + " ".join(f"{k}={v}" for k, v in res.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,26 @@
+"""Card play: weighted PIMC and αμ selectors over sampled worlds, and the ``CardPlayer`` that picks between them."""
+
+from .alphamu import AlphaMu, AlphaMuOptions, AlphaMuResult, alphamu_choose
+from .oracle import DDOracle, EngineDDOracle, SolverUnavailable, default_oracle
+from .pimc import CardScore, PimcResult, pimc_choose
+from .player import CardPlayer, PlayDecision, PlaySettings
+from .position import Position, Root
+
+__all__ = [
+    "AlphaMu",
+    "AlphaMuOptions",
+    "AlphaMuResult",
+    "alphamu_choose",
+    "DDOracle",
+    "EngineDDOracle",
+    "SolverUnavailable",
+    "default_oracle",
+    "CardScore",
+    "PimcResult",
+    "pimc_choose",
+    "CardPlayer",
+    "PlayDecision",
+    "PlaySettings",
+    "Position",
+    "Root",
+]

@@ -1,0 +1,77 @@
+"""The double-dummy oracle the selectors call: a small interface, and its default backed by ``engine.dds``.
+
+The selectors need one thing from a double-dummy solver: for a batch of fully known positions, the tricks the side
+to move takes (current trick included) after each legal card. Anything with a ``solve_cards_many`` method of that
+shape can be injected (tests use an independent reference solver); runtime code uses ``engine.dds``, imported
+lazily so that this package imports even before the solver is built.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+from ..cards import BridgeError
+from .position import Position
+
+__all__ = ["DDOracle", "EngineDDOracle", "default_oracle", "SolverUnavailable"]
+
+
+class SolverUnavailable(BridgeError):
+    """The double-dummy solver (engine.dds) is not importable (not built yet?)."""
+
+
+@runtime_checkable
+class DDOracle(Protocol):
+    """Required: ``solve_cards_many``. Optional (used by αμ below its root when present):
+    ``make_cards_many(positions, needs) -> list[set[int]]``, the legal cards with which the side to move takes at
+    least ``needs[i]`` tricks in position ``i`` (a target search, cheaper than scoring every card)."""
+
+    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+        """For each position: ``{card index: tricks for the side to move from here}`` over its legal cards."""
+        ...
+
+
+class EngineDDOracle:
+    """``engine.dds`` behind the ``DDOracle`` interface, through its batch entry point ``Solver.solve_many``.
+
+    One ``Solver`` is kept for the life of this object: its transposition table stores rank-relative sets valid for
+    any deal, so it carries over between the many small, similar searches of PIMC and αμ.
+    """
+
+    def __init__(self, tt_mib: int | None = None) -> None:
+        try:
+            from .. import dds
+        except ImportError as exc:  # pragma: no cover - depends on the build
+            raise SolverUnavailable(
+                "the double-dummy solver engine.dds is not built; run "
+                "`.venv/bin/python setup.py build_ext --inplace`"
+            ) from exc
+        self._dds = dds
+        self._solver = dds.Solver() if tt_mib is None else dds.Solver(tt_mib)
+        self.calls = 0
+
+    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+        from ..cards import Card, Deal, Hand, Seat, Strain
+
+        by_trump: dict[int, list[int]] = {}
+        for i, p in enumerate(positions):
+            by_trump.setdefault(p.trump, []).append(i)
+        out: list[dict[int, int]] = [{} for _ in positions]
+        for trump, idx in by_trump.items():
+            batch = [
+                self._dds.Position(
+                    Deal((Hand(h) for h in positions[i].hands), complete=False),
+                    Seat(positions[i].leader),
+                    tuple(Card.from_index(c) for c in positions[i].trick),
+                )
+                for i in idx
+            ]
+            for i, res in zip(idx, self._solver.solve_many(batch, Strain(trump))):
+                out[i] = {c.index: t for c, t in res.items()}
+        self.calls += len(positions)
+        return out
+
+
+def default_oracle() -> DDOracle:
+    """The runtime oracle (engine.dds). Raises ``SolverUnavailable`` with a clear message if it is not built."""
+    return EngineDDOracle()

@@ -1,0 +1,97 @@
+"""Weighted Perfect-Information Monte Carlo (PIMC) card selection.
+
+Every sampled world is solved double-dummy once (one ``solve_cards`` per world gives the value of every legal
+card), and each candidate card is scored over the worlds with their weights: the weighted probability that the
+mover's side reaches its goal (the declaring side makes, the defence defeats) and the weighted mean of its tricks.
+``objective`` chooses which of the two ranks first; the other breaks ties. Equivalent cards are collapsed before
+scoring and a forced card (one legal class) is returned without solving anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..cards import BridgeError, Card
+from .oracle import DDOracle
+from .position import Root, iter_bits
+
+__all__ = ["CardScore", "PimcResult", "pimc_choose", "Objective", "dd_table"]
+
+Objective = Literal["make", "tricks"]
+
+
+@dataclass(frozen=True)
+class CardScore:
+    card: Card
+    goal: float  # weighted probability that the mover's side reaches its goal (make / defeat)
+    tricks: float  # weighted mean of the mover's side's tricks from here (current trick included)
+
+
+@dataclass(frozen=True)
+class PimcResult:
+    card: Card
+    scores: tuple[CardScore, ...]  # one per candidate class, best first
+    worlds: int
+    forced: bool
+
+    @property
+    def best(self) -> CardScore | None:
+        return self.scores[0] if self.scores else None
+
+
+def dd_table(root: Root, oracle: DDOracle, worlds: list[int] | None = None) -> list[dict[int, int]]:
+    """Double-dummy tricks for every legal card of the mover, in each listed world (all worlds by default)."""
+    idx = range(len(root.worlds)) if worlds is None else worlds
+    return oracle.solve_cards_many([root.position(i) for i in idx])
+
+
+def goal_reached(root: Root, tricks: int) -> bool:
+    """Does the mover's side reach its goal when it takes ``tricks`` of the remaining tricks?"""
+    if root.mover_is_declarer_side:
+        return tricks >= root.target
+    return tricks > root.tricks_left - root.target
+
+
+def score_cards(root: Root, table: list[dict[int, int]], cards: list[int]) -> list[CardScore]:
+    total = sum(root.weights)
+    out = []
+    for c in cards:
+        goal = tr = 0.0
+        for w, res in zip(root.weights, table):
+            if w <= 0:
+                continue
+            try:
+                t = res[c]
+            except KeyError:
+                raise BridgeError(f"the solver gave no value for {Card.from_index(c)}") from None
+            tr += w * t
+            if goal_reached(root, t):
+                goal += w
+        out.append(CardScore(Card.from_index(c), goal / total, tr / total))
+    return out
+
+
+def rank_key(score: CardScore, objective: Objective) -> tuple[float, float]:
+    # Round so that float noise from different summation orders cannot split true ties.
+    g, t = round(score.goal, 12), round(score.tricks, 12)
+    return (g, t) if objective == "make" else (t, g)
+
+
+def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make") -> PimcResult:
+    """Best card by PIMC over ``root``'s worlds and weights."""
+    if objective not in ("make", "tricks"):
+        raise BridgeError(f"unknown PIMC objective {objective!r} (use 'make' or 'tricks')")
+    cands = list(iter_bits(root.candidates()))
+    if not cands:
+        raise BridgeError("no legal card to play")
+    if len(cands) == 1:
+        return PimcResult(Card.from_index(cands[0]), (), len(root.worlds), True)
+    live = [i for i, w in enumerate(root.weights) if w > 0]
+    table = dd_table(root, oracle, live)
+    sub = Root(root.trump, root.leader, root.trick, tuple(root.worlds[i] for i in live),
+               tuple(root.weights[i] for i in live), root.declarer, root.target)
+    scores = score_cards(sub, table, cands)
+    # Stable sort: among exact ties the candidate order (low cards first) decides, so the choice is deterministic.
+    scores.sort(key=lambda s: rank_key(s, objective), reverse=True)
+    return PimcResult(scores[0].card, tuple(scores), len(live), False)

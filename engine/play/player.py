@@ -1,0 +1,242 @@
+"""``CardPlayer``: chooses a card for whoever is to play, with a selector and a budget picked by role.
+
+- The declaring side (declarer's own cards and dummy's, both chosen by declarer from declarer's view) uses αμ with
+  iterative deepening under a time budget (or PIMC when configured); defenders use weighted PIMC.
+- Worlds come from ``engine.sampling.WorldSampler``: cards the viewer sees (own hand, dummy once it is down, every
+  card played and by whom) are fixed, show-outs become ``shown_out`` constraints, and the auction's constraints
+  (``constraints``, per seat, on original hands) are applied exactly.
+- Weights come from ``engine.inference.WorldPosterior``: every card played from a hidden hand is soft evidence
+  under a double-dummy player model; the posterior is kept between decisions of one deal and re-dealt from the
+  sampler when its effective sample size falls (``inference=False`` gives uniform worlds, the αμ paper's setting).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Literal, Mapping
+
+import numpy as np
+import structlog
+
+from ..board import Play
+from ..cards import ALL_CARDS, BridgeError, Card, Seat, Suit
+from ..sampling import SamplingError, SeatConstraints, WorldSampler, known_cards
+from .alphamu import AlphaMuOptions, alphamu_choose
+from .oracle import DDOracle, default_oracle
+from .pimc import pimc_choose
+from .position import Root, equivalence_reps, legal_mask
+
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "facts_for"]
+
+Selector = Literal["alphamu", "pimc"]
+_log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    declarer_selector: Selector = "alphamu"
+    worlds_declarer: int = 20
+    worlds_defender: int = 20
+    max_m: int = 3
+    declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 always completes)
+    objective: Literal["make", "tricks"] = "make"
+    inference: bool = True
+    ess_threshold: float = 0.5  # re-deal when the effective sample size falls below this share of the worlds
+    # αμ speed-ups (on by default; switchable to measure what each buys, as in the paper's Table 2).
+    tt: bool = True
+    root_cut: bool = True
+    early_cut: bool = True  # also switches our extra in-loop Min cut (pitfall 6), the same kind of α cut
+
+    def __post_init__(self) -> None:
+        if self.declarer_selector not in ("alphamu", "pimc"):
+            raise BridgeError(f"unknown declarer selector {self.declarer_selector!r} (use 'alphamu' or 'pimc')")
+        if self.worlds_declarer < 1 or self.worlds_defender < 1:
+            raise BridgeError("the number of worlds must be >= 1")
+        if self.max_m < 1:
+            raise BridgeError(f"max_m must be >= 1, got {self.max_m}")
+        if self.objective not in ("make", "tricks"):
+            raise BridgeError(f"unknown objective {self.objective!r} (use 'make' or 'tricks')")
+
+
+@dataclass(frozen=True)
+class PlayDecision:
+    card: Card
+    reason: str
+    seat: Seat  # the seat whose card this is (dummy's card is chosen by declarer)
+    selector: str  # "forced", "pimc" or "alphamu"
+    worlds: int = 0
+    goal: float | None = None  # probability of the mover's side reaching its goal (make / defeat)
+    m: int = 0
+    pimc_card: Card | None = None  # what M = 1 would have played (αμ only)
+    seconds: float = 0.0
+
+
+def facts_for(play: Play, viewer: Seat, constraints: Mapping[Seat, SeatConstraints] | None = None):
+    """Known cards (per seat, original hands) and per-seat constraints as ``viewer`` sees ``play``."""
+    deal = play.deal
+    dummy = play.dummy
+    dummy_visible = len(play.cards) >= 1
+    played_by: list[tuple[Seat, Card]] = []
+    cons = {s: (constraints or {}).get(s) or SeatConstraints() for s in Seat}
+    # Replay tricks to know who played what and who showed out of which suit.
+    seat_played = {s: 0 for s in Seat}
+    leader = play.declarer.lho
+    trick: list[Card] = []
+    for card in play.cards:
+        seat = leader.next(len(trick))
+        if trick and card.suit != trick[0].suit:
+            led = Suit(trick[0].suit)
+            cons[seat] = cons[seat].shown_out(led, seat_played[seat])
+        played_by.append((seat, card))
+        seat_played[seat] |= card.mask
+        trick.append(card)
+        if len(trick) == 4:
+            from ..board import trick_winner
+
+            leader = trick_winner(trick, leader, play.trump)
+            trick = []
+    own = (viewer, deal[viewer])
+    dum = (dummy, deal[dummy]) if dummy_visible and viewer != dummy else None
+    known = known_cards(own=own, dummy=dum, played=played_by)
+    return known, cons, played_by
+
+
+@dataclass
+class _Belief:
+    key: tuple
+    cards: tuple[Card, ...]
+    posterior: object  # engine.inference.WorldPosterior
+
+
+class CardPlayer:
+    """Picks a card for the player to move in a ``Play`` (see module doc). One instance may serve all four seats."""
+
+    def __init__(
+        self,
+        settings: PlaySettings = PlaySettings(),
+        *,
+        oracle: DDOracle | None = None,
+        constraints: Mapping[Seat, SeatConstraints] | None = None,
+        world_source: Callable[..., np.ndarray] | None = None,
+        card_model: object | None = None,
+    ) -> None:
+        self.settings = settings
+        self.oracle = oracle if oracle is not None else default_oracle()
+        self.constraints = dict(constraints or {})
+        self.world_source = world_source
+        self._card_model = card_model
+        self._beliefs: dict[Seat, _Belief] = {}
+
+    # -- worlds and weights ----------------------------------------------------------------------------------------
+    def _sampler(self, play: Play, viewer: Seat) -> WorldSampler:
+        known, cons, _ = facts_for(play, viewer, self.constraints)
+        try:
+            return WorldSampler(known, [cons[s] for s in Seat])
+        except SamplingError as exc:
+            # The auction's constraints are soft knowledge (a player may misbid, a sampler may be too strict):
+            # keep the hard facts (cards seen, show-outs) and drop the rest rather than fail to play a card.
+            _log.warning("play.sampling_relaxed", viewer=viewer.letter, cards=len(play.cards), error=str(exc))
+            hard = [SeatConstraints(not_held=cons[s].not_held) for s in Seat]
+            return WorldSampler(known, hard)
+
+    def _sample(self, play: Play, viewer: Seat, n: int, rng: random.Random) -> np.ndarray:
+        if self.world_source is not None:
+            return np.asarray(self.world_source(play, viewer, n, rng), dtype=np.uint64).reshape(-1, 4)
+        return self._sampler(play, viewer).sample(n, rng.getrandbits(63)).masks
+
+    def _model(self):
+        if self._card_model is None:
+            from ..inference import DoubleDummyPlayer
+
+            self._card_model = DoubleDummyPlayer(oracle=self.oracle)
+        return self._card_model
+
+    def worlds_and_weights(self, play: Play, viewer: Seat, n: int, rng: random.Random):
+        """Original-hand masks ``(k, 4)`` and normalised weights for ``viewer`` now."""
+        if not self.settings.inference:
+            masks = self._sample(play, viewer, n, rng)
+            return masks, np.full(len(masks), 1.0 / max(1, len(masks)))
+        from ..inference import PlayContext, WorldPosterior
+
+        key = (play.deal[viewer].bits, play.contract.pbn, int(play.declarer))
+        belief = self._beliefs.get(viewer)
+        if belief is None or belief.key != key or play.cards[: len(belief.cards)] != belief.cards:
+            belief = _Belief(key, (), WorldPosterior.uniform(self._sample(play, viewer, n, rng)))
+            seen = 0
+        else:
+            seen = len(belief.cards)
+        post = belief.posterior
+        # Replay the cards played since the last decision: hidden hands' cards are evidence about the layout.
+        prefix = Play(play.deal, play.contract, play.cards[:seen])
+        for card in play.cards[seen:]:
+            seat = prefix.next_seat
+            # Evidence: a card from a hand the viewer cannot see, after the opening lead (an opening lead is made
+            # without seeing dummy, so a double-dummy model of it would mislead).
+            if prefix.cards and seat != viewer and seat != play.dummy:
+                ctx = PlayContext.from_play(prefix)
+                try:
+                    post = post.observe_card(seat, card, ctx, self._model())
+                except BridgeError:
+                    # No sampled world explains the card: re-deal from the new hard facts.
+                    post = WorldPosterior.uniform(self._sample(prefix.then(card), viewer, n, rng))
+            prefix = prefix.then(card)
+        if post.ess < self.settings.ess_threshold * len(post) and self.world_source is None:
+            try:
+                post = post.redeal(self._sampler(play, viewer), n, rng.getrandbits(63))
+            except BridgeError:
+                post = WorldPosterior.uniform(self._sample(play, viewer, n, rng))
+        self._beliefs[viewer] = _Belief(key, play.cards, post)
+        return post.masks, post.weights
+
+    # -- the decision ----------------------------------------------------------------------------------------------
+    def choose(self, play: Play, rng: random.Random | int | None = None) -> PlayDecision:
+        t0 = time.monotonic()
+        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        if play.is_complete:
+            raise BridgeError("the play is over: no card to choose")
+        mover = play.next_seat
+        declaring = mover in (play.declarer, play.dummy)
+        viewer = play.declarer if declaring else mover
+        # Forced, or every legal card equivalent: no search (public information suffices).
+        hand = play.remaining(mover).bits  # the mover's hand is known to the viewer (own, dummy or declarer's)
+        trick = tuple(c.index for c in play.current_trick)
+        gone = 0
+        for c in play.cards:
+            gone |= c.mask
+        alive = ALL_CARDS & ~gone  # public: every card not yet played, the current trick's cards put back below
+        for c in trick:
+            alive |= 1 << c
+        reps = equivalence_reps(legal_mask(hand, trick), hand, alive, top=not trick)
+        if reps.bit_count() == 1:
+            card = Card.from_index(reps.bit_length() - 1)
+            why = "forced" if legal_mask(hand, trick).bit_count() == 1 else "equal cards"
+            return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
+        n = self.settings.worlds_declarer if declaring else self.settings.worlds_defender
+        masks, weights = self.worlds_and_weights(play, viewer, n, rng)
+        played = 0
+        for c in play.cards:
+            played |= c.mask
+        keep = [i for i, w in enumerate(weights) if w > 0]  # zero weight: contradicted by a card seen since
+        masks, weights = masks[keep], weights[keep]
+        worlds = tuple(tuple(int(b) & ~played for b in row) for row in masks)
+        need = play.contract.tricks_needed - play.declarer_tricks
+        tricks_left = 13 - len(play.tricks)
+        target = max(0, min(need, tricks_left + 1))
+        root = Root(int(play.trump), int(play.leader), trick, worlds, tuple(float(w) for w in weights),  # type: ignore[arg-type]
+                    int(play.declarer), target)
+        if declaring and self.settings.declarer_selector == "alphamu":
+            st = self.settings
+            opts = AlphaMuOptions(max_m=st.max_m, budget_s=st.declarer_budget_s, tt=st.tt, root_cut=st.root_cut,
+                                  early_cut=st.early_cut, min_cut=st.early_cut)
+            r = alphamu_choose(root, self.oracle, opts)
+            reason = f"αμ M={r.m}, {r.worlds} worlds: {r.mu:.0%} to make"
+            return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
+                                time.monotonic() - t0)
+        r = pimc_choose(root, self.oracle, self.settings.objective)
+        goal = "make" if declaring else "defeat"
+        b = r.best
+        reason = f"PIMC, {r.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
+        return PlayDecision(r.card, reason, mover, "pimc", r.worlds, b.goal if b else None, 1, r.card,
+                            time.monotonic() - t0)

@@ -1,0 +1,235 @@
+"""Forced and equivalent cards, αμ(M=1) = PIMC, anytime behaviour, and the CardPlayer on a real deal."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.auction import Contract
+from engine.board import Play
+from engine.cards import BridgeError, Card, Deal, Seat
+from engine.play.alphamu import AlphaMuOptions, alphamu_choose
+from engine.play.pimc import pimc_choose
+from engine.play.player import CardPlayer, PlaySettings
+from engine.play.position import Position, Root, equivalence_reps, iter_bits
+
+from test_play_oracle import EndplayOracle, EndplayTargetOracle, random_position
+
+ORACLE = EndplayOracle()
+
+
+class NoSolver:
+    def solve_cards_many(self, positions):
+        raise AssertionError("the solver must not be called")
+
+
+def m(cards: str) -> int:
+    out = 0
+    for c in cards.split():
+        out |= Card.parse(c).mask
+    return out
+
+
+def names(mask: int) -> set[str]:
+    return {str(Card.from_index(i)) for i in iter_bits(mask)}
+
+
+def test_equivalence_reps():
+    alive = m("SA SK SQ SJ ST S9 S2")
+    # K Q J in one hand: one class (lowest kept when following, highest when leading).
+    assert names(equivalence_reps(m("SK SQ SJ"), m("SK SQ SJ"), alive)) == {"SJ"}
+    assert names(equivalence_reps(m("SK SQ SJ"), m("SK SQ SJ"), alive, top=True)) == {"SK"}
+    # Q and T are separated by the J while the J is alive (in another hand or on the table) ...
+    assert names(equivalence_reps(m("SQ ST"), m("SQ ST"), m("SQ SJ ST S2"))) == {"SQ", "ST"}
+    # ... and equivalent once the J is gone (played in an earlier trick).
+    assert names(equivalence_reps(m("SQ ST"), m("SQ ST"), m("SQ ST S2"))) == {"ST"}
+    # Different suits never merge.
+    assert names(equivalence_reps(m("SQ HQ"), m("SQ HQ"), m("SQ HQ"))) == {"SQ", "HQ"}
+
+
+def test_forced_card_plays_at_once():
+    # West led the SQ; North must follow with his only spade: no solver call, flagged as forced.
+    pos = Position((m("S2 H3"), m("SA HA"), m("SK HK"), m("HQ")), (Card.parse("SQ").index,), 3, 4)
+    root = Root(4, 3, pos.trick, (pos.hands,), (1.0,), 2, 1)
+    r = pimc_choose(root, NoSolver())
+    assert r.forced and r.card == Card.parse("S2")
+    a = alphamu_choose(root, NoSolver())
+    assert a.forced and a.card == Card.parse("S2")
+
+
+def test_all_equivalent_cards_need_no_search():
+    # South holds K Q J of the led suit and nothing between them is outstanding: one class.
+    pos = Position((m("S2 S3 S4 H2"), m("S5 S6 S7"), m("SK SQ SJ H4"), m("S9 S8 ST H3")), (Card.parse("SA").index,), 1, 4)
+    root = Root(4, 1, pos.trick, (pos.hands,), (1.0,), 2, 0)
+    r = pimc_choose(root, NoSolver())
+    assert r.forced and r.card == Card.parse("SJ")  # the lowest of the equals when following
+
+
+def sampled_root(rng: random.Random, nworlds: int) -> Root:
+    """A random position for the declaring side, with worlds that re-deal the two hidden hands."""
+    while True:
+        p = random_position(rng, rng.randint(4, 7), rng.randint(0, 3), rng.randrange(5))
+        mover = p.to_move
+        declarer = mover if rng.random() < 0.5 else (mover + 2) % 4
+        hidden = [(mover + 1) % 4, (mover + 3) % 4]
+        pool = [c for s in hidden for c in iter_bits(p.hands[s])]
+        sizes = [p.hands[s].bit_count() for s in hidden]
+        worlds = []
+        for _ in range(nworlds):
+            rng.shuffle(pool)
+            h = list(p.hands)
+            h[hidden[0]] = sum(1 << c for c in pool[: sizes[0]])
+            h[hidden[1]] = sum(1 << c for c in pool[sizes[0]:])
+            worlds.append(tuple(h))
+        weights = tuple(rng.choice((0.5, 1.0, 2.0)) for _ in worlds)
+        tl = p.tricks_left
+        root = Root(p.trump, p.leader, p.trick, tuple(worlds), weights, declarer, rng.randint(1, tl))
+        if root.candidates().bit_count() > 1:
+            return root
+
+
+def test_alphamu_m1_is_pimc():
+    rng = random.Random(11)
+    for _ in range(12):
+        root = sampled_root(rng, 8)
+        p = pimc_choose(root, ORACLE)
+        a = alphamu_choose(root, ORACLE, AlphaMuOptions(max_m=1))
+        assert a.card == p.card and a.pimc_card == p.card
+        assert a.mu == pytest.approx(p.best.goal)
+
+
+def test_deeper_alphamu_never_scores_above_pimc_and_cuts_keep_the_move():
+    rng = random.Random(5)
+    for _ in range(6):
+        root = sampled_root(rng, 6)
+        p = pimc_choose(root, ORACLE)
+        plain = alphamu_choose(root, ORACLE, AlphaMuOptions(max_m=2, tt=False, early_cut=False, root_cut=False,
+                                                            min_cut=False))
+        fast = alphamu_choose(root, ORACLE, AlphaMuOptions(max_m=2))
+        assert plain.mu <= p.best.goal + 1e-9  # strategy fusion only ever adds constraints for Max
+        assert fast.mu == pytest.approx(plain.mu)
+        assert fast.card == plain.card
+
+
+def test_alphamu_target_queries_change_nothing():
+    rng = random.Random(21)
+    for _ in range(5):
+        root = sampled_root(rng, 6)
+        a = alphamu_choose(root, ORACLE, AlphaMuOptions(max_m=3))
+        b = alphamu_choose(root, EndplayTargetOracle(), AlphaMuOptions(max_m=3))
+        assert (a.card, a.m) == (b.card, b.m) and a.mu == pytest.approx(b.mu)
+
+
+def test_alphamu_anytime_with_zero_budget():
+    root = sampled_root(random.Random(3), 8)
+    r = alphamu_choose(root, ORACLE, AlphaMuOptions(max_m=3, budget_s=0.0))
+    assert r.m >= 1 and r.card == r.pimc_card  # iteration 1 always completes; deeper ones were cut off
+    assert r.card.index in set(iter_bits(root.legal()))
+
+
+def test_alphamu_refuses_the_defence():
+    root = sampled_root(random.Random(1), 3)
+    defence = Root(root.trump, root.leader, root.trick, root.worlds, root.weights, (root.to_move + 1) % 4,
+                   root.target)
+    with pytest.raises(BridgeError, match="declaring side"):
+        alphamu_choose(defence, ORACLE)
+
+
+GRAND = "N:KJT7.AKQ.AKQ.432 32.765.8765.8765 A986.432.432.AKQ Q54.JT98.JT9.JT9"
+
+
+def test_card_player_plays_legal_cards_with_reasons():
+    deal = Deal.parse(GRAND)
+    play = Play(deal, Contract.parse("7NS"))
+    player = CardPlayer(PlaySettings(worlds_declarer=6, worlds_defender=6, max_m=2, declarer_budget_s=5.0),
+                        oracle=ORACLE)
+    rng = random.Random(1)
+    seen = set()
+    for _ in range(12):
+        d = player.choose(play, rng)
+        assert d.card in play.legal_cards() and d.seat == play.next_seat
+        if d.selector == "alphamu":
+            assert d.reason.startswith("αμ M=") and "worlds" in d.reason and "to make" in d.reason
+        elif d.selector == "pimc":
+            assert d.seat in (Seat.EAST, Seat.WEST) and "to defeat" in d.reason
+        seen.add((d.seat, d.selector))
+        play = play.then(d.card)
+    # Dummy's cards are chosen by declarer's αμ; defenders use PIMC.
+    assert (Seat.NORTH, "alphamu") in seen or (Seat.NORTH, "forced") in seen
+    assert any(sel == "pimc" for _, sel in seen)
+
+
+def test_card_player_uniform_worlds_setting():
+    deal = Deal.parse(GRAND)
+    play = Play(deal, Contract.parse("7NS")).then(Card.parse("HJ"))
+    player = CardPlayer(PlaySettings(declarer_selector="pimc", worlds_declarer=5, inference=False), oracle=ORACLE)
+    d = player.choose(play, 3)
+    assert d.selector in ("pimc", "forced") and d.card in play.legal_cards()
+
+
+def test_settings_reject_bad_values():
+    with pytest.raises(BridgeError, match="selector"):
+        PlaySettings(declarer_selector="magic")  # type: ignore[arg-type]
+    with pytest.raises(BridgeError, match="objective"):
+        PlaySettings(objective="win")  # type: ignore[arg-type]
+
+
+def test_cli_play_rejects_bad_input():
+    from robot.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["play", GRAND, "--contract", "7N"])
+    assert r.exit_code == 2 and "no declarer" in r.output
+    r = runner.invoke(app, ["play", GRAND, "--contract", "7NS", "--lead", "SA"])
+    assert r.exit_code == 2 and "opening lead" in r.output
+
+
+def test_worlds_respect_what_the_viewer_saw():
+    # West leads a heart, North (dummy) plays low, East discards a spade: East has shown out of hearts.
+    deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
+    play = Play(deal, Contract.parse("7NS"))
+    for c in ("HJ", "HQ", "S2"):
+        play = play.then(Card.parse(c))
+    player = CardPlayer(PlaySettings(inference=False), oracle=NoSolver())
+    masks, weights = player.worlds_and_weights(play, Seat.SOUTH, 30, random.Random(4))
+    hearts = 0x1FFF << 26
+    assert len(masks) == 30 and abs(sum(weights) - 1) < 1e-9
+    for row in masks:
+        assert int(row[Seat.SOUTH]) == deal[Seat.SOUTH].bits and int(row[Seat.NORTH]) == deal[Seat.NORTH].bits
+        assert int(row[Seat.EAST]) & hearts == 0  # the show-out
+        assert int(row[Seat.WEST]) & Card.parse("HJ").mask and int(row[Seat.EAST]) & Card.parse("S2").mask
+    # Not every world is the real one: the hidden cards really are re-dealt.
+    assert len({int(r[Seat.WEST]) for r in masks}) > 1
+
+
+def test_sampling_falls_back_to_hard_facts_when_the_constraints_fail():
+    # East to play at trick 12 of a 1NT-3NT deal (from the αμ bench): the sampler rejects South's 15-17 HCP
+    # constraint although South's real hand meets it; the player must still sample worlds from the hard facts.
+    from engine.cards import Hand, Suit
+    from engine.sampling import SeatConstraints
+
+    class Balanced:
+        def on_shape(self, shape):
+            return tuple(sorted(shape, reverse=True)) in ((4, 3, 3, 3), (4, 4, 3, 2), (5, 3, 3, 2))
+
+        def __call__(self, hand: Hand) -> bool:
+            return self.on_shape(hand.shape)
+
+        def describe(self) -> str:
+            return "balanced"
+
+    lengths = [(0, 13)] * 4
+    lengths[Suit.HEARTS] = lengths[Suit.SPADES] = (0, 3)
+    cons = {Seat.SOUTH: SeatConstraints(hcp=(15, 17), predicates=(Balanced(),)),
+            Seat.NORTH: SeatConstraints(hcp=(10, 15), lengths=tuple(lengths))}
+    deal = Deal.parse("N:T2.K5.AQ42.KQJ53 J985.JT42.653.98 AQ7.AQ86.J8.AT72 K643.973.KT97.64")
+    cards = ("H9 HK H2 H6 C3 C8 CT C4 C2 C6 CJ C9 C5 D3 CA H3 C7 H7 CQ D5 CK D6 D8 D7 H5 H4 HQ S3 HA S4 S2 HT "
+             "DJ DK DA S5 DQ S8 H8 D9 D4 HJ S7 DT S6 ST").split()
+    play = Play(deal, Contract.parse("3NS"), [Card.parse(c) for c in cards])
+    player = CardPlayer(PlaySettings(inference=False), oracle=NoSolver(), constraints=cons)
+    masks, _ = player.worlds_and_weights(play, play.next_seat, 10, random.Random(0))
+    assert len(masks) == 10
+    for row in masks:
+        assert int(row[Seat.EAST]) == deal[Seat.EAST].bits  # the viewer's own hand
