@@ -14,7 +14,7 @@ from typing import Iterable, Iterator, Sequence
 from .auction import Auction, Contract
 from .cards import BridgeError, Card, Deal, Hand, Seat, Strain, Suit, Vul, dealer_for_board, vul_for_board
 
-__all__ = ["IllegalCardError", "trick_winner", "Play", "BoardRecord"]
+__all__ = ["IllegalCardError", "trick_winner", "trick_winner_index", "Play", "BoardRecord"]
 
 
 class IllegalCardError(BridgeError):
@@ -34,6 +34,20 @@ def trick_winner(cards: Sequence[Card], leader: Seat, trump: Strain) -> Seat:
         elif trump != Strain.NOTRUMP and c.suit == trump:
             best = i
     return leader.next(best)
+
+
+def trick_winner_index(trick: Sequence[int], leader: int, trump: int) -> int:
+    """``trick_winner`` for hot loops: cards as bit indices (``Card.index``), seats and strain as plain ints."""
+    best = 0
+    bs, br = divmod(trick[0], 13)
+    for i in range(1, 4):
+        s, r = divmod(trick[i], 13)
+        if s == bs:
+            if r > br:
+                best, br = i, r
+        elif s == trump:
+            best, bs, br = i, s, r
+    return (leader + best) % 4
 
 
 class Play:

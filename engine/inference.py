@@ -32,6 +32,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from .board import trick_winner_index
 from .cards import BridgeError, Card, Hand, Seat, Suit
 from .sampling import SeatConstraints, WorldSampler, Worlds, numpy_rng
 
@@ -101,16 +102,7 @@ class PlayContext:
         played = self.played | (1 << card)
         if len(trick) < 4:
             return PlayContext(self.trump, self.leader, trick, played)
-        best = 0
-        bs, br = divmod(trick[0], 13)
-        for i in range(1, 4):
-            s, r = divmod(trick[i], 13)
-            if s == bs:
-                if r > br:
-                    best, br = i, r
-            elif s == self.trump:
-                best, bs, br = i, s, r
-        return PlayContext(self.trump, (self.leader + best) % 4, (), played)
+        return PlayContext(self.trump, trick_winner_index(trick, self.leader, self.trump), (), played)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from ..board import trick_winner_index
 from ..cards import BridgeError, Card, Seat, Strain
 
 __all__ = [
@@ -38,18 +39,7 @@ def iter_bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def trick_winner_idx(trick: Sequence[int], leader: int, trump: int) -> int:
-    """Seat (int) winning a complete trick of card indices led by ``leader``."""
-    best = 0
-    bs, br = divmod(trick[0], 13)
-    for i in range(1, 4):
-        s, r = divmod(trick[i], 13)
-        if s == bs:
-            if r > br:
-                best, br = i, r
-        elif s == trump:
-            best, bs, br = i, s, r
-    return (leader + best) % 4
+trick_winner_idx = trick_winner_index  # the one implementation lives in engine.board
 
 
 def legal_mask(hand: int, trick: Sequence[int]) -> int:
