@@ -1,0 +1,154 @@
+"""Double-dummy benchmark: engine.dds against DDS 2.9 (endplay's libdds, test/bench oracle only), same deals, same
+run, one thread each.  Uses the shared harness /work/shared/tools/dd_vs_dds.py (its deal generator, DDS binding and
+candidate runner) and adds (d), the PIMC batch.
+
+  (a) full table per deal          ours Solver.solve_table        vs DDS CalcDDtable
+  (b) trick 1, every card scored   ours Solver.solve_cards        vs DDS SolveBoard(solutions=3)
+  (c) mid-play (after 4 tricks + 0..3 cards), every card scored
+  (d) PIMC batch: W worlds sharing North-South's hands, trick 1 (West leads), ours solve_many vs W SolveBoard calls
+
+Ends with ``RESULT ratio_table=.. ratio_trick1=.. ratio_midplay=.. ratio_pimc_batch=.. wrong=N ...`` (ratio =
+our time / DDS time; below 1 means faster).  ``--quick`` runs few deals (a few minutes at most).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_HARNESS = "/work/shared/tools/dd_vs_dds.py"
+
+
+def load_harness(path: str):
+    spec = importlib.util.spec_from_file_location("dd_vs_dds", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["dd_vs_dds"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def pimc_worlds(H, rng: random.Random, n_worlds: int):
+    """One North-South pair, n_worlds random East-West layouts of the other 26 cards (harness card tuples)."""
+    base = H.random_deal(rng)
+    ns = base[0] + base[2]
+    rest = [c for h in (base[1], base[3]) for c in h]
+    worlds = []
+    for _ in range(n_worlds):
+        rng.shuffle(rest)
+        worlds.append([sorted(base[0]), sorted(rest[:13]), sorted(base[2]), sorted(rest[13:])])
+    assert all(len(set(map(tuple, w[0] + w[2]))) == len(ns) for w in worlds)
+    return worlds
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="few deals: a few minutes at most")
+    ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--n-table", type=int, default=None)
+    ap.add_argument("--n-trick1", type=int, default=None)
+    ap.add_argument("--n-midplay", type=int, default=None)
+    ap.add_argument("--pimc-batches", type=int, default=None)
+    ap.add_argument("--pimc-worlds", type=int, default=100)
+    ap.add_argument("--tt-mib", type=int, default=64)
+    ap.add_argument("--harness", default=DEFAULT_HARNESS)
+    ap.add_argument("--options", type=lambda x: int(x, 0), default=None,
+                    help="search feature mask (engine.dds._solver.OPT_*), to measure what each technique buys")
+    args = ap.parse_args(argv)
+    q = args.quick
+    n_table = args.n_table if args.n_table is not None else (3 if q else 20)
+    n_t1 = args.n_trick1 if args.n_trick1 is not None else (10 if q else 100)
+    n_mid = args.n_midplay if args.n_midplay is not None else 200
+    n_batches = args.pimc_batches if args.pimc_batches is not None else (1 if q else 3)
+    n_worlds = args.pimc_worlds if not q else min(args.pimc_worlds, 20)
+
+    H = load_harness(args.harness)
+    from bench.dd_candidate import Candidate
+
+    path = H.find_lib("endplay")
+    if not path:
+        raise SystemExit("libdds.so not found (pip install endplay: it is the benchmark's reference)")
+    dds = H.Dds(path)
+    info = dds.info()
+    print(f"DDS {info['version']} ({info['threading']} threading) vs engine.dds; 1 thread each; "
+          f"machine {H.machine_info()['cpu']}")
+    n_all = max(n_table, n_t1, n_mid)
+    deals = H.make_deals(n_all, args.seed)
+    warm = [w["hands"] for w in H.make_deals(3, args.seed + 7)]
+
+    cand = Candidate(tt_mib=args.tt_mib, options=args.options)
+    print(f"our transposition table: {cand.solver.tt_bytes / 2**20:.0f} MiB per solver")
+    figures: dict[str, float] = {}
+    wrong = 0
+    for key, label, n in (("table", "(a) full table", n_table), ("trick1", "(b) trick 1, all cards", n_t1),
+                          ("midplay", "(c) mid-play, all cards", n_mid)):
+        ds = deals[:n]
+        if not n:
+            continue
+        if key == "table":
+            items = [H.Dds.table_deal(d["hands"]) for d in ds]
+            dfn = dds.calc_table
+            args_c = [d["pbn"] for d in ds]
+            cfn = cand.calc_table
+        elif key == "trick1":
+            items = [H.Dds.solve_deal(d["hands"], d["trick1"]["strain"], d["trick1"]["first"], []) for d in ds]
+            dfn = lambda dl: H.Dds.fut_to_dict(dds.solve_board(dl, 0))  # noqa: E731
+            args_c = [(d["pbn"], d["trick1"]["strain"], d["trick1"]["first"], []) for d in ds]
+            cfn = lambda a: cand.solve_board(*a)  # noqa: E731
+        else:
+            m = [d["midplay"] for d in ds]
+            items = [H.Dds.solve_deal(x["remaining"], x["strain"], x["first"], x["current_trick"]) for x in m]
+            dfn = lambda dl: H.Dds.fut_to_dict(dds.solve_board(dl, 0))  # noqa: E731
+            args_c = [(H.hands_to_pbn(x["remaining"]), x["strain"], x["first"],
+                       [H.card_str(*c) for c in x["current_trick"]]) for x in m]
+            cfn = lambda a: cand.solve_board(*a)  # noqa: E731
+        dds.fresh(1, warm)
+        t_dds, per_d, ref = H.timed_loop(dfn, items)
+        cand.reset()
+        t_ours, per_o, got = H.timed_loop(cfn, args_c)
+        bad = sum(H._norm(a) != H._norm(b) for a, b in zip(got, ref))
+        wrong += bad
+        ratio = t_ours / t_dds
+        figures[key] = ratio
+        unit = "deal" if key == "table" else "call"
+        print(f"{label:<28} n={n:4d}  DDS {1000 * t_dds / n:9.2f} ms/{unit}  ours {1000 * t_ours / n:9.2f} "
+              f"ms/{unit} (median {1000 * sorted(per_o)[len(per_o) // 2]:.2f}, max {1000 * max(per_o):.1f})  "
+              f"ratio {ratio:6.2f}  wrong {bad}", flush=True)
+
+    # (d) PIMC batch
+    rng = random.Random(args.seed + 99)
+    t_dds = t_ours = 0.0
+    bad = 0
+    for b in range(n_batches):
+        worlds = pimc_worlds(H, rng, n_worlds)
+        strain = b % 5
+        first = 3  # West leads: declarer South, the robot sees North-South
+        dls = [H.Dds.solve_deal(w, strain, first, []) for w in worlds]
+        dds.fresh(1, warm)
+        a = time.perf_counter()
+        ref = [H.Dds.fut_to_dict(dds.solve_board(dl, 0)) for dl in dls]
+        t_dds += time.perf_counter() - a
+        cand.reset()
+        a = time.perf_counter()
+        got = cand.solve_many([H.hands_to_pbn(w) for w in worlds], strain, first)
+        t_ours += time.perf_counter() - a
+        bad += sum(H._norm(x) != H._norm(y) for x, y in zip(got, ref))
+    wrong += bad
+    if n_batches:
+        figures["pimc_batch"] = t_ours / t_dds
+        print(f"{'(d) PIMC batch':<28} {n_batches} x {n_worlds} worlds  DDS {1000 * t_dds / n_batches:9.1f} ms/batch  "
+              f"ours {1000 * t_ours / n_batches:9.1f} ms/batch  ratio {figures['pimc_batch']:6.2f}  wrong {bad}")
+
+    print("RESULT " + " ".join(f"ratio_{k}={v:.3f}" for k, v in figures.items())
+          + f" wrong={wrong} tt_mib={cand.solver.tt_bytes >> 20} n_table={n_table} n_trick1={n_t1} "
+            f"n_midplay={n_mid} pimc={n_batches}x{n_worlds}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Double-dummy solver: a C search core (``csrc/ddcore.c``) behind a thin Cython wrapper (``_solver.pyx``).
+
+Facade::
+
+    solve_table(deal)                 -> DDTable: tricks for each declarer in each strain (table[Strain][Seat])
+    solve_cards(position, trump)      -> {Card: tricks}: the score of every legal card of the player to move
+    solve_many(positions, trump)      -> [{Card: tricks}, ...]: the PIMC batch, one solver and table for all
+
+A ``Position`` is the remaining cards (a partial ``Deal``, the current trick's cards removed), the seat that led the
+current trick and the cards already played to it.  Scores count the tricks that the side to move takes from the
+remaining tricks, the current trick included (DDS's convention).
+
+Each thread gets its own ``Solver`` (transposition table and ordering memory) for the module-level functions; the
+core runs with the GIL released, so two threads solve in parallel.  The transposition table stores *sets* of
+positions described by relative ranks (see ``csrc/ddcore.c``); such an entry is true for any deal, so a solver keeps
+it from one call to the next (across declarers, strains and the worlds of a PIMC batch), which is sound.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from engine.cards import BridgeError, Card, Deal, InvalidDealError, Seat, Strain, Suit
+
+from ._solver import CoreSolver
+
+__all__ = [
+    "DDTable",
+    "Position",
+    "Solver",
+    "PositionError",
+    "solve_table",
+    "solve_cards",
+    "solve_many",
+    "DEFAULT_TT_MIB",
+]
+
+#: Default memory of one solver's transposition table (the brief's ceiling is 256 MiB per solver).
+DEFAULT_TT_MIB = 64
+
+
+class PositionError(BridgeError):
+    """A position that cannot arise in play (hand lengths that do not fit the trick, a revoke, a card twice)."""
+
+
+@dataclass(frozen=True)
+class DDTable:
+    """Double-dummy table: ``table[Strain.HEARTS][Seat.SOUTH]`` (or ``table[strain, seat]``) is the number of
+    tricks South takes as declarer in hearts."""
+
+    tricks: tuple[tuple[int, int, int, int], ...]   # indexed [Strain][Seat]
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            strain, seat = key
+            return self.tricks[Strain(strain)][Seat(seat)]
+        return self.tricks[Strain(key)]
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{"NT"|"S"|"H"|"D"|"C": {"N": n, "E": n, "S": n, "W": n}}`` (ARCHITECTURE.md's JSON contract)."""
+        out = {}
+        for strain in (Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS):
+            name = "NT" if strain == Strain.NOTRUMP else strain.letter
+            out[name] = {seat.letter: self.tricks[strain][seat] for seat in Seat}
+        return out
+
+    def __str__(self) -> str:
+        lines = ["      NT   S   H   D   C"]
+        for seat in Seat:
+            row = "".join(f"{self.tricks[st][seat]:4d}" for st in
+                          (Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS))
+            lines.append(f"  {seat.letter} {row}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A moment of the play: ``hands`` holds the cards not yet played (cards of the current trick removed),
+    ``leader`` led the current trick (or is to lead if ``trick`` is empty), ``trick`` the cards played to it."""
+
+    hands: Deal
+    leader: Seat
+    trick: tuple[Card, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "leader", Seat(self.leader))
+        trick = tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.trick)
+        object.__setattr__(self, "trick", trick)
+        if len(trick) > 3:
+            raise PositionError(f"a trick in progress holds at most 3 cards, got {len(trick)}")
+        held = 0
+        for h in self.hands.hands:
+            held |= h.bits
+        seen = 0
+        for c in trick:
+            if c.mask & held:
+                raise PositionError(f"card {c} was played to the trick but is still held by {self.hands.holder(c)}")
+            if c.mask & seen:
+                raise PositionError(f"card {c} appears twice in the trick")
+            seen |= c.mask
+        n = len(self.hands[self.to_move])
+        for k in range(4):
+            seat = self.leader.next(k)
+            want = n - 1 if k < len(trick) else n
+            if len(self.hands[seat]) != want:
+                raise PositionError(
+                    f"{seat.name.title()} holds {len(self.hands[seat])} cards; with {len(trick)} card(s) on the "
+                    f"trick led by {self.leader.name.title()} it should hold {want}")
+        if n == 0 and trick:
+            raise PositionError("no cards left to complete the trick")
+        for k in range(1, len(trick)):
+            if trick[k].suit != trick[0].suit and self.hands[self.leader.next(k)].length(trick[0].suit):
+                raise PositionError(
+                    f"{self.leader.next(k).name.title()} discarded {trick[k]} but still holds "
+                    f"{Suit(trick[0].suit).name.lower()}: a revoke")
+
+    @classmethod
+    def from_deal(cls, deal: Deal, leader: Seat) -> "Position":
+        """The start of a trick: ``leader`` to lead from the hands of ``deal``."""
+        return cls(deal, leader, ())
+
+    @classmethod
+    def from_play(cls, play) -> "Position":
+        """The position of an ``engine.board.Play`` (its remaining cards, leader and current trick)."""
+        return cls(play.remaining_deal(), play.leader, tuple(play.current_trick))
+
+    @property
+    def to_move(self) -> Seat:
+        return self.leader.next(len(self.trick))
+
+    @property
+    def tricks_left(self) -> int:
+        """Tricks still to be completed, the current one included."""
+        return len(self.hands[self.to_move])
+
+    def legal_cards(self) -> list[Card]:
+        hand = self.hands[self.to_move]
+        if self.trick:
+            follow = hand.cards_in(self.trick[0].suit)
+            if follow:
+                return list(follow)
+        return list(hand)
+
+
+def _bits(deal: Deal) -> tuple[int, int, int, int]:
+    return tuple(h.bits for h in deal.hands)  # type: ignore[return-value]
+
+
+class Solver:
+    """One double-dummy solver: its own transposition table (``tt_mib`` MiB, default 64) and ordering memory.
+
+    Not for sharing between threads; make one per thread (the module-level functions do that for you)."""
+
+    def __init__(self, tt_mib: int = DEFAULT_TT_MIB, options: int | None = None) -> None:
+        if not 1 <= tt_mib <= 4096:
+            raise ValueError(f"tt_mib must be 1..4096, got {tt_mib}")
+        self._core = CoreSolver(tt_mib << 20)
+        if options is not None:  # feature switches (engine.dds._solver.OPT_*), for measurements
+            self._core.set_options(options)
+
+    @property
+    def tt_bytes(self) -> int:
+        return self._core.tt_bytes
+
+    def reset(self) -> None:
+        """Forget everything learnt (only needed to time cold solves: what is kept is valid for any deal)."""
+        self._core.reset()
+
+    def stats(self) -> dict[str, int]:
+        return self._core.stats()
+
+    def solve_table(self, deal: Deal) -> DDTable:
+        if not isinstance(deal, Deal):
+            raise TypeError(f"solve_table needs a Deal, got {type(deal).__name__}")
+        lengths = {len(h) for h in deal.hands}
+        if len(lengths) != 1:
+            raise InvalidDealError("every hand must hold the same number of cards to solve a table, got "
+                                   + ", ".join(f"{s.letter} {len(deal[s])}" for s in Seat))
+        t = self._core.solve_table(_bits(deal))
+        return DDTable(tuple(tuple(row) for row in t))
+
+    def solve_leader(self, deal: Deal, leader: Seat, trump: Strain) -> int:
+        """Tricks the side of ``leader`` takes with ``leader`` to lead in ``trump``."""
+        Position(deal, leader)  # validates lengths
+        return self._core.solve_leader(_bits(deal), int(Strain(trump)), int(Seat(leader)))
+
+    def solve_cards(self, position: Position, trump: Strain) -> dict[Card, int]:
+        """{card: tricks the side to move takes from here (current trick included)} for every legal card,
+        highest-scoring first, then by suit and rank."""
+        if not isinstance(position, Position):
+            raise TypeError(f"solve_cards needs a Position, got {type(position).__name__}")
+        if position.tricks_left == 0:
+            return {}
+        res = self._core.solve_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
+                                     [(int(c.suit), int(c.rank)) for c in position.trick])
+        res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
+        return {Card(Suit(s), r): sc for s, r, sc in res}  # type: ignore[arg-type]
+
+    def solve_many(self, positions: Iterable[Position], trump: Strain) -> list[dict[Card, int]]:
+        """Score every legal card in each position (e.g. the worlds of a PIMC decision). One solver, so the
+        transposition table and the ordering memory carry over from world to world."""
+        return [self.solve_cards(p, trump) for p in positions]
+
+
+_local = threading.local()
+
+
+def _default() -> Solver:
+    s = getattr(_local, "solver", None)
+    if s is None:
+        s = _local.solver = Solver()
+    return s
+
+
+def solve_table(deal: Deal) -> DDTable:
+    """Double-dummy table of ``deal``: ``table[strain][declarer]`` = tricks declarer takes."""
+    return _default().solve_table(deal)
+
+
+def solve_cards(position: Position, trump: Strain) -> dict[Card, int]:
+    """Score of every legal card of the player to move (tricks for his side, current trick included)."""
+    return _default().solve_cards(position, trump)
+
+
+def solve_many(positions: Sequence[Position], trump: Strain) -> list[dict[Card, int]]:
+    """Scores of every legal card in many positions (PIMC worlds), sharing one solver's table."""
+    return _default().solve_many(positions, trump)

@@ -1,0 +1,141 @@
+# distutils: sources = engine/dds/csrc/ddcore.c
+# distutils: include_dirs = engine/dds/csrc
+# distutils: depends = engine/dds/csrc/ddcore.h
+"""Thin typed wrapper over the C search core (csrc/ddcore.c). No Python objects reach the search; every entry
+point runs with the GIL released, so one ``CoreSolver`` per thread solves in parallel."""
+from libc.stdint cimport uint16_t, uint64_t
+
+cdef extern from "ddcore.h" nogil:
+    ctypedef struct DDSolver:
+        pass
+    ctypedef struct DDStats:
+        uint64_t nodes
+        uint64_t trick_nodes
+        uint64_t tt_hits
+        uint64_t tt_stores
+        uint64_t qt_cuts
+        uint64_t cut_first
+        uint64_t cut_later
+        uint64_t all_nodes
+        uint64_t k_sum
+        uint64_t n_sum
+        uint64_t by_depth[14]
+    DDSolver *dd_new(size_t tt_bytes)
+    void dd_free(DDSolver *s)
+    void dd_reset(DDSolver *s)
+    size_t dd_tt_bytes(const DDSolver *s)
+    void dd_set_options(DDSolver *s, unsigned opts)
+    void dd_get_stats(const DDSolver *s, DDStats *out)
+    void dd_clear_stats(DDSolver *s)
+    void dd_set_node_limit(DDSolver *s, uint64_t limit)
+    int dd_solve_leader(DDSolver *s, const uint16_t hands[4][4], int trump, int leader)
+    void dd_solve_table(DDSolver *s, const uint16_t hands[4][4], int out[5][4])
+    int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
+                       const int *cur_suit, const int *cur_rank, int *out_suit, int *out_rank, int *out_score)
+
+OPT_TT = 1
+OPT_QUICK = 2
+OPT_LATER = 4
+OPT_ORDER = 8
+OPT_EQUIV = 16
+OPT_PARTITION = 32
+OPT_KILLER = 64
+OPT_QT_PARTNER = 128
+OPT_ALL = 255
+OPT_DEFAULT = OPT_ALL & ~OPT_KILLER
+
+
+cdef inline void _load(uint16_t h[4][4], object bits4) except *:
+    """bits4: four 52-bit ints (engine.cards layout: suit s at bits 13*s..13*s+12)."""
+    cdef int i, s
+    cdef unsigned long long b
+    for i in range(4):
+        b = bits4[i]
+        for s in range(4):
+            h[i][s] = <uint16_t>((b >> (13 * s)) & 0x1FFF)
+
+
+cdef class CoreSolver:
+    """One search state (transposition table + ordering memory). Not shared between threads."""
+    cdef DDSolver *s
+
+    def __cinit__(self, size_t tt_bytes=64 * 1024 * 1024):
+        self.s = dd_new(tt_bytes)
+        if self.s == NULL:
+            raise MemoryError(f"cannot allocate a {tt_bytes}-byte transposition table")
+
+    def __dealloc__(self):
+        if self.s != NULL:
+            dd_free(self.s)
+            self.s = NULL
+
+    @property
+    def tt_bytes(self):
+        return dd_tt_bytes(self.s)
+
+    def reset(self):
+        dd_reset(self.s)
+
+    def set_options(self, unsigned opts):
+        dd_set_options(self.s, opts)
+
+    def stats(self):
+        cdef DDStats st
+        dd_get_stats(self.s, &st)
+        return {"nodes": st.nodes, "trick_nodes": st.trick_nodes, "tt_hits": st.tt_hits,
+                "tt_stores": st.tt_stores, "qt_cuts": st.qt_cuts,
+                "cut_first": st.cut_first, "cut_later": st.cut_later, "all_nodes": st.all_nodes,
+                "k_sum": st.k_sum, "n_sum": st.n_sum,
+                "by_depth": [st.by_depth[i] for i in range(14)]}
+
+    def clear_stats(self):
+        dd_clear_stats(self.s)
+
+    def set_node_limit(self, uint64_t limit):
+        """Abort searches after ``limit`` card nodes counted since the last ``clear_stats`` (0 = none)."""
+        dd_set_node_limit(self.s, limit)
+
+    def solve_leader(self, bits4, int trump, int leader):
+        cdef uint16_t h[4][4]
+        cdef int r
+        _load(h, bits4)
+        with nogil:
+            r = dd_solve_leader(self.s, h, trump, leader)
+        if r == -2:
+            raise RuntimeError("node limit reached")
+        if r < 0:
+            raise ValueError("inconsistent position (hands of unequal length or overlapping)")
+        return r
+
+    def solve_table(self, bits4):
+        """list[5][4]: [strain C,D,H,S,NT][declarer N,E,S,W] -> declarer's tricks."""
+        cdef uint16_t h[4][4]
+        cdef int out[5][4]
+        _load(h, bits4)
+        with nogil:
+            dd_solve_table(self.s, h, out)
+        return [[out[st][d] for d in range(4)] for st in range(5)]
+
+    def solve_cards(self, bits4, int trump, int first, cur):
+        """cur: list of (suit, rank) already played to the trick. Returns list of (suit, rank, score)."""
+        cdef uint16_t h[4][4]
+        cdef int cs[4]
+        cdef int cr[4]
+        cdef int os[13]
+        cdef int orr[13]
+        cdef int osc[13]
+        cdef int n, k
+        cdef int ncur = len(cur)
+        if ncur > 3:
+            raise ValueError("a trick in progress holds at most 3 cards")
+        _load(h, bits4)
+        for k in range(ncur):
+            cs[k] = cur[k][0]
+            cr[k] = cur[k][1]
+        with nogil:
+            n = dd_solve_cards(self.s, h, trump, first, ncur, cs, cr, os, orr, osc)
+        if n == -2:
+            raise RuntimeError("node limit reached")
+        if n < 0:
+            raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
+        return [(os[k], orr[k], osc[k]) for k in range(n)]

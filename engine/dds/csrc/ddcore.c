@@ -1,0 +1,878 @@
+/* Double-dummy search core for Squeeze.  See ddcore.h for the conventions.
+ *
+ * Design (after DDS, Haglund & Hein, and Ginsberg's partition search):
+ *  - zero-window searches "does the side MAX take >= target tricks from here?", driven MTD(f)-style by the roots;
+ *  - at every trick boundary: trivial bounds, quick tricks for the leader, "later tricks" (sure tricks of top
+ *    trumps / NT tops), then the transposition table;
+ *  - the table stores *sets* of positions: for each suit only the owners of the cards ranking at or above the
+ *    lowest card that won a trick by rank somewhere below matter (the rest are "x"s, whose only relevant property
+ *    is how many each hand holds, which is in the key), with a lower and an upper bound on the tricks of the side
+ *    on lead.  Ranks are relative (played cards skipped), so an entry matches positions reached by other routes,
+ *    other declarers and other deals; the table therefore survives from one call to the next;
+ *  - the table is hashed on (suit lengths of every hand, leader, trump) into buckets of BUCKET slots; one
+ *    distribution needs many sets, so a bucket is large, its 16-bit tags sit in a contiguous row and an entry is
+ *    read only on a tag match; replacement rotates a 16-slot window over the bucket and evicts free slots, then
+ *    entries of earlier root calls, then the shallowest;
+ *  - one card of a sequence is searched (touching cards, judged on the cards present at the start of the trick),
+ *    and a card that is an "x" of a failed sibling's proven set is skipped (small-card pruning);
+ *  - moves ordered by bridge heuristics, the best lead remembered by the table first (a killer move per depth is
+ *    available as an option but off: it cost more than it gained).
+ */
+#include "ddcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BUCKET 256   /* slots per bucket: 16 -> 256 cut full-deal searches 2-4x (bench/RESULTS.md) */
+
+typedef struct {
+    uint64_t key;     /* 16 nibbles: length of hand h in suit s at nibble 4*h+s */
+    uint32_t pat[4];  /* owners (2 bits each, highest card first from bit 25) of the fixed cards of each suit */
+    uint16_t kpack;   /* number of fixed (top) cards per suit, nibble s */
+    uint8_t lt;       /* leader | trump << 2 | 0x80 (valid) */
+    uint8_t lo, hi;   /* bounds on the tricks of the leader's side from this position */
+    uint8_t depth;    /* tricks left */
+    uint8_t gen;      /* epoch (root call) that last wrote the entry (diagnostic; replacement uses depths[]) */
+    uint8_t best;     /* lead that gave the last cut-off here: 0x80 | s << 4 | r, or 0 */
+} Entry;
+
+typedef struct {
+    int leader;
+    int lead_suit;
+    uint16_t agg[4];       /* all cards of each suit present at the start of this trick */
+    int cs[4], cr[4];      /* suit, rank bit (0..12) of the card played at each position */
+    int win_pos, win_s, win_r;
+    int best;              /* lead that caused the cut-off in this trick's search, or -1 */
+    int hint;              /* best lead remembered by the transposition table: 0x100 | s << 4 | r, or 0 */
+} Trick;
+
+typedef struct {
+    int s, r;              /* representative card: suit, rank bit */
+    uint16_t group;        /* the equivalent cards it stands for */
+    int w;
+} Move;
+
+struct DDSolver {
+    uint16_t h[4][4];
+    int trump;
+    int maxside;
+    unsigned opts;
+    Trick tr[14];
+    uint16_t killer[14][4];
+    Entry *tt;
+    uint16_t *tags;        /* per slot: 15-bit hash of (key, leader, trump) | 1, or 0 when free; contiguous per bucket */
+    uint8_t *depths;       /* per slot: tricks left | epoch (low 4 bits) << 4, for replacement */
+    size_t nbuckets;
+    size_t tt_bytes;
+    uint8_t epoch;         /* bumped by every root call: entries of earlier calls are replaced first */
+    uint32_t rr;           /* rotating replacement window */
+    uint64_t node_limit;
+    int aborted;
+    DDStats st;
+};
+
+/* PATMASK[k]: the owner-pattern bits of the k highest cards of a suit (constant: shared by all threads) */
+static const uint32_t PATMASK[14] = {0x0u, 0x3000000u, 0x3c00000u, 0x3f00000u, 0x3fc0000u, 0x3ff0000u, 0x3ffc000u, 0x3fff000u, 0x3fffc00u, 0x3ffff00u, 0x3ffffc0u, 0x3fffff0u, 0x3fffffcu, 0x3ffffffu};
+
+static inline int hb(unsigned x) { return 31 - __builtin_clz(x); }
+static inline int lb(unsigned x) { return __builtin_ctz(x); }
+static inline int pc(unsigned x) { return __builtin_popcount(x); }
+
+/* ------------------------------------------------------------------ setup */
+
+DDSolver *dd_new(size_t tt_bytes) {
+    DDSolver *s = (DDSolver *)calloc(1, sizeof(DDSolver));
+    if (!s) return NULL;
+    if (tt_bytes < (64u << 10)) tt_bytes = 64u << 10;
+    const size_t per_bucket = BUCKET * (sizeof(Entry) + sizeof(uint16_t) + 1);
+    size_t nb = (tt_bytes / per_bucket) & ~(size_t)3;   /* any count (multiple of 4 for the aligned arrays): buckets are chosen by multiply-shift */
+    s->tt = (Entry *)aligned_alloc(64, nb * BUCKET * sizeof(Entry));
+    s->tags = (uint16_t *)aligned_alloc(64, nb * BUCKET * sizeof(uint16_t));
+    s->depths = (uint8_t *)aligned_alloc(64, nb * BUCKET);
+    if (!s->tt || !s->tags || !s->depths) { free(s->tt); free(s->tags); free(s->depths); free(s); return NULL; }
+    /* touch every page now: first-touch page faults inside the search would cost more than this memset */
+    memset(s->tt, 0, nb * BUCKET * sizeof(Entry));
+    memset(s->tags, 0, nb * BUCKET * sizeof(uint16_t));
+    memset(s->depths, 0, nb * BUCKET);
+    s->nbuckets = nb;
+    s->tt_bytes = nb * per_bucket;
+    s->opts = DD_OPT_DEFAULT;
+    s->node_limit = 0;
+    return s;
+}
+
+void dd_free(DDSolver *s) {
+    if (!s) return;
+    free(s->tt);
+    free(s->tags);
+    free(s->depths);
+    free(s);
+}
+
+void dd_reset(DDSolver *s) {
+    /* free every slot: only the tag row is cleared (a few MiB), entries are ignored while their tag is 0 */
+    memset(s->tags, 0, s->nbuckets * BUCKET * sizeof(uint16_t));
+    memset(s->killer, 0, sizeof(s->killer));
+}
+
+size_t dd_tt_bytes(const DDSolver *s) { return s->tt_bytes; }
+void dd_set_options(DDSolver *s, unsigned opts) { s->opts = opts; dd_reset(s); }
+void dd_get_stats(const DDSolver *s, DDStats *out) { *out = s->st; }
+void dd_clear_stats(DDSolver *s) { memset(&s->st, 0, sizeof(s->st)); }
+void dd_set_node_limit(DDSolver *s, uint64_t limit) { s->node_limit = limit; }
+
+/* ------------------------------------------------------------------ transposition table */
+
+static inline uint64_t lengths_key(const DDSolver *S) {
+    uint64_t k = 0;
+    for (int h = 0; h < 4; h++)
+        for (int s = 0; s < 4; s++)
+            k |= (uint64_t)pc(S->h[h][s]) << (4 * (4 * h + s));
+    return k;
+}
+
+/* Owner pattern of each suit: cards from the highest down, 2 bits each, the highest at bits 25..24. */
+static inline void owner_patterns(const DDSolver *S, uint32_t pat[4]) {
+    for (int s = 0; s < 4; s++) {
+        unsigned b0 = S->h[1][s] | S->h[3][s];
+        unsigned b1 = S->h[2][s] | S->h[3][s];
+        unsigned a = S->h[0][s] | b0 | b1;
+        uint32_t p = 0;
+        int n = 0;
+        while (a) {
+            int r = hb(a);
+            a ^= 1u << r;
+            p = (p << 2) | (((b1 >> r) & 1u) << 1) | ((b0 >> r) & 1u);
+            n++;
+        }
+        pat[s] = n ? p << (2 * (13 - n)) : 0;
+    }
+}
+
+/* Bucket index and tag of (key, leader|trump). */
+static inline size_t bucket_of(const DDSolver *S, uint64_t key, int lt, uint16_t *tag) {
+    uint64_t x = (key ^ ((uint64_t)lt * 0x2545F4914F6CDD1DULL)) * 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 29;
+    *tag = (uint16_t)((x >> 48) | 1u);
+    return (size_t)(((x & 0xFFFFFFFFULL) * (uint64_t)S->nbuckets) >> 32);
+}
+
+static inline uint16_t top_k_bits(unsigned a, int k) {
+    unsigned out = 0;
+    while (k-- > 0 && a) {
+        int r = hb(a);
+        a ^= 1u << r;
+        out |= 1u << r;
+    }
+    return (uint16_t)out;
+}
+
+/* Returns 1/0 on a cut-off (win filled), -1 otherwise. */
+static int tt_lookup(DDSolver *S, uint64_t key, int lt, const uint32_t pat[4], const uint16_t agg[4],
+                     int tleft, int target, int leader_max, uint16_t win[4], int *hint) {
+    uint16_t tag;
+    size_t bi = bucket_of(S, key, lt, &tag);
+    const uint16_t *tg = S->tags + bi * BUCKET;
+    Entry *b = S->tt + bi * BUCKET;
+    uint8_t ltv = (uint8_t)(lt | 0x80);
+    /* only slots whose tag matches are read (the tag row is contiguous: a few cache lines) */
+    for (int i = 0; i < BUCKET; i++) {
+      if (tg[i] != tag) continue;
+      {
+        Entry *e = b + i;
+        if (e->key != key || e->lt != ltv) continue;
+        int k0 = e->kpack & 15, k1 = (e->kpack >> 4) & 15, k2 = (e->kpack >> 8) & 15, k3 = e->kpack >> 12;
+        if ((pat[0] & PATMASK[k0]) != e->pat[0] || (pat[1] & PATMASK[k1]) != e->pat[1] ||
+            (pat[2] & PATMASK[k2]) != e->pat[2] || (pat[3] & PATMASK[k3]) != e->pat[3])
+            continue;
+        int mlo, mhi;
+        if (leader_max) { mlo = e->lo; mhi = e->hi; }
+        else { mlo = tleft - e->hi; mhi = tleft - e->lo; }
+        int res = -1;
+        if (mlo >= target) res = 1;
+        else if (mhi < target) res = 0;
+        if (res >= 0) {
+            win[0] = top_k_bits(agg[0], k0);
+            win[1] = top_k_bits(agg[1], k1);
+            win[2] = top_k_bits(agg[2], k2);
+            win[3] = top_k_bits(agg[3], k3);
+            return res;
+        }
+        if (e->best && !*hint) *hint = 0x100 | (e->best & 0x7f);
+      }
+    }
+    return -1;
+}
+
+static void tt_store(DDSolver *S, uint64_t key, int lt, const uint32_t pat[4], const uint16_t agg[4],
+                     int tleft, int target, int leader_max, int res, const uint16_t win[4], int best) {
+    uint16_t kpack = 0;
+    uint32_t mp[4];
+    for (int s = 0; s < 4; s++) {
+        int k;
+        if (S->opts & DD_OPT_PARTITION)
+            k = win[s] ? pc(agg[s] & ~((1u << lb(win[s])) - 1u)) : 0;
+        else
+            k = pc(agg[s]);
+        kpack |= (uint16_t)(k << (4 * s));
+        S->st.k_sum += (uint64_t)k;
+        S->st.n_sum += (uint64_t)pc(agg[s]);
+        mp[s] = pat[s] & PATMASK[k];
+    }
+    int lo = 0, hi = tleft;
+    if (res) { if (leader_max) lo = target; else hi = tleft - target; }
+    else { if (leader_max) hi = target - 1; else lo = tleft - target + 1; }
+
+    uint16_t tag;
+    size_t bi = bucket_of(S, key, lt, &tag);
+    uint16_t *tg = S->tags + bi * BUCKET;
+    uint8_t *dp = S->depths + bi * BUCKET;
+    Entry *b = S->tt + bi * BUCKET;
+    uint8_t ltv = (uint8_t)(lt | 0x80);
+    /* the same set already stored: tighten its bounds */
+    for (int i = 0; i < BUCKET; i++) {
+        if (tg[i] != tag) continue;
+        {
+            Entry *e = b + i;
+            if (e->key == key && e->lt == ltv && e->kpack == kpack && e->pat[0] == mp[0] &&
+                e->pat[1] == mp[1] && e->pat[2] == mp[2] && e->pat[3] == mp[3]) {
+                if (lo > e->lo) e->lo = (uint8_t)lo;
+                if (hi < e->hi) e->hi = (uint8_t)hi;
+                if (best) e->best = (uint8_t)(0x80 | (best & 0x3f));
+                dp[i] = (uint8_t)((dp[i] & 15) | ((S->epoch & 15) << 4));
+                return;
+            }
+        }
+    }
+    /* victim: within a window of 16 slots that rotates over the bucket (so one distribution's many sets spread
+     * over the whole bucket), a free slot, else one written by an earlier root call, else the shallowest */
+    int w0 = (int)((S->rr++ % (BUCKET / 16)) * 16);
+    int victim = w0, vscore = 1 << 30;
+    for (int i = w0; i < w0 + 16; i++) {
+        if (!tg[i]) { victim = i; break; }
+        int sc = (dp[i] & 15) + (((dp[i] >> 4) == (S->epoch & 15)) ? 64 : 0);
+        if (sc < vscore) { victim = i; vscore = sc; }
+    }
+    Entry *e = b + victim;
+    tg[victim] = tag;
+    dp[victim] = (uint8_t)(tleft | ((S->epoch & 15) << 4));
+    e->key = key;
+    e->pat[0] = mp[0]; e->pat[1] = mp[1]; e->pat[2] = mp[2]; e->pat[3] = mp[3];
+    e->kpack = kpack;
+    e->lt = ltv;
+    e->lo = (uint8_t)lo;
+    e->hi = (uint8_t)hi;
+    e->depth = (uint8_t)tleft;
+    e->gen = S->epoch;
+    e->best = best ? (uint8_t)(0x80 | (best & 0x3f)) : 0;
+    S->st.tt_stores++;
+}
+
+/* ------------------------------------------------------------------ sure tricks */
+
+/* Tricks the leader p can cash in top winners of his own hand, keeping the lead.  Per suit: cnt[s] tricks, the
+ * winning cards' bits in qw[s]. */
+/* Per suit: cnt[s] tricks, bits of the winners in qw[s]. */
+static int quick_tricks_n(const DDSolver *S, int p, uint16_t qw[4], int cnt[4]) {
+    int q = p ^ 2, l = (p + 1) & 3, r = (p + 3) & 3;
+    int trump = S->trump;
+    int opp_trumps = trump != DD_NT && (S->h[l][trump] | S->h[r][trump]);
+    int total = 0;
+    for (int s = 0; s < 4; s++) {
+        unsigned hp = S->h[p][s];
+        cnt[s] = 0;
+        if (!hp) continue;
+        unsigned agg = hp | S->h[q][s] | S->h[l][s] | S->h[r][s];
+        int run = 0;
+        unsigned bits = 0, a = agg;
+        while (a) {
+            int t = hb(a);
+            if (!((hp >> t) & 1u)) break;
+            run++;
+            bits |= 1u << t;
+            a ^= 1u << t;
+        }
+        if (!run) continue;
+        int mo = pc(S->h[q][s]), x = pc(S->h[l][s]), y = pc(S->h[r][s]);
+        if (x > mo) mo = x;
+        if (y > mo) mo = y;
+        int n = run >= mo ? pc(hp) : run;
+        if (opp_trumps && s != trump) {
+            if (S->h[l][trump] && x < n) n = x;
+            if (S->h[r][trump] && y < n) n = y;
+        }
+        if (n > 0) {
+            total += n;
+            cnt[s] = n;
+            qw[s] |= top_k_bits(bits, n < run ? n : run);
+        }
+    }
+    return total;
+}
+
+/* ------------------------------------------------------------------ move generation and ordering */
+
+static inline int beats(int s, int r, int ws, int wr, int trump) {
+    if (s == ws) return r > wr;
+    return s == trump;
+}
+
+static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv) {
+    int n = 0;
+    int trump = S->trump;
+    int ls = pos ? T->lead_suit : -1;
+    int follow = pos && S->h[p][ls];
+    int equiv = S->opts & DD_OPT_EQUIV;
+    int order = S->opts & DD_OPT_ORDER;
+    uint16_t kill = S->killer[tleft][pos];
+    int ks = kill ? (kill >> 4) & 3 : -1, kr = kill & 15;
+    int q = p ^ 2, l = (p + 1) & 3, r = (p + 3) & 3;
+    for (int s = 0; s < 4; s++) {
+        if (follow && s != ls) continue;
+        unsigned hs = S->h[p][s];
+        if (!hs) continue;
+        unsigned others = T->agg[s] & ~hs;
+        /* groups of touching cards, highest first */
+        unsigned a = hs;
+        while (a) {
+            int top = hb(a);
+            unsigned g = 1u << top;
+            a ^= g;
+            int low = top;
+            if (equiv) {
+                while (a) {
+                    int nx = hb(a);
+                    unsigned between = ((1u << low) - 1u) & ~((2u << nx) - 1u);
+                    if (others & between) break;
+                    g |= 1u << nx;
+                    a ^= 1u << nx;
+                    low = nx;
+                }
+            }
+            Move *m = &mv[n++];
+            m->s = s;
+            m->r = top;
+            m->group = (uint16_t)g;
+            int w = 0;
+            if (order) {
+                unsigned aggs = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
+                if (pos == 0) {
+                    int topr = hb(aggs);
+                    unsigned ours = hs | S->h[q][s];
+                    unsigned theirs = S->h[l][s] | S->h[r][s];
+                    if (trump != DD_NT && s != trump) {
+                        int lr = !S->h[l][s] && S->h[l][trump];
+                        int rr = !S->h[r][s] && S->h[r][trump];
+                        if (lr || rr) w -= 60;
+                        else if (!S->h[q][s] && S->h[q][trump]) w += 35;
+                    }
+                    if ((hs >> topr) & 1u) {
+                        w += (top == topr) ? 70 : 5;
+                    } else if ((S->h[q][s] >> topr) & 1u) {
+                        w += 45 - top;
+                    } else {
+                        /* opponents hold the top: lead low, or the top of an honour sequence */
+                        if (pc(g) >= 2 && top >= 8) w += 15;
+                        else w += 10 - top;
+                        /* lead through LHO towards partner's tenace */
+                        if ((S->h[l][s] >> topr) & 1u && S->h[q][s] &&
+                            hb(S->h[q][s]) > hb(theirs & ~(1u << topr) ? theirs & ~(1u << topr) : 1u))
+                            w += 20;
+                    }
+                    if (trump == DD_NT) w += 2 * pc(ours) - pc(theirs);
+                    else if (s == trump && ((ours >> topr) & 1u)) w += 20;
+                } else {
+                    int wh = (T->leader + T->win_pos) & 3;
+                    int pard_winning = ((wh ^ p) & 1) == 0;
+                    if (s == ls) {
+                        /* following suit */
+                        int can_beat = beats(s, top, T->win_s, T->win_r, trump);
+                        /* highest card of ls still to come from the opponents after p */
+                        int later_max = -1, later_ruff = 0;
+                        for (int k = pos + 1; k < 4; k++) {
+                            int hh = (T->leader + k) & 3;
+                            if (((hh ^ p) & 1) == 0) continue;
+                            if (S->h[hh][ls]) { int m2 = hb(S->h[hh][ls]); if (m2 > later_max) later_max = m2; }
+                            else if (trump != DD_NT && S->h[hh][trump]) later_ruff = 1;
+                        }
+                        if (pard_winning) {
+                            int safe = T->win_s != ls || (T->win_r > later_max && !later_ruff);
+                            if (pos == 3 || safe) w = 40 - top;
+                            else w = (top > later_max) ? 50 - top : 30 - top;
+                        } else if (can_beat) {
+                            if (pos == 3 || (top > later_max && !later_ruff)) w = 100 - top;
+                            else if (pos == 2) w = 60 - top;
+                            else w = 15 - top;
+                        } else {
+                            w = 40 - top;
+                        }
+                    } else if (trump != DD_NT && s == trump) {
+                        /* ruffing */
+                        int over = beats(s, top, T->win_s, T->win_r, trump);
+                        if (pard_winning && pos == 3) w = -60 - top;
+                        else if (!over) w = -70 - top;
+                        else {
+                            int overruff = 0;
+                            for (int k = pos + 1; k < 4; k++) {
+                                int hh = (T->leader + k) & 3;
+                                if (((hh ^ p) & 1) == 0) continue;
+                                if (!S->h[hh][ls] && S->h[hh][trump] && hb(S->h[hh][trump]) > top) overruff = 1;
+                            }
+                            w = (pard_winning ? 10 : 80) - top - (overruff ? 40 : 0);
+                        }
+                    } else {
+                        /* discarding: low cards of suits where we hold no winners, from long suits */
+                        int topr = hb(aggs);
+                        w = -10 - 2 * top + pc(hs);
+                        if ((hs >> topr) & 1u) w -= 25;
+                        if (pc(hs) == 1 && S->h[q][s] && !((S->h[q][s] >> topr) & 1u)) w += 3;
+                    }
+                }
+            }
+            if (s == ks && ((g >> kr) & 1u) && (S->opts & DD_OPT_KILLER)) w += 30;
+            if (pos == 0 && T->hint && s == ((T->hint >> 4) & 3) && ((g >> (T->hint & 15)) & 1u)) w += 1000;
+            m->w = w;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ search */
+
+static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t win[4]);
+
+static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]) {
+    Trick *T = &S->tr[tleft];
+    int p = (T->leader + pos) & 3;
+    int is_max = (p & 1) == S->maxside;
+    Move mv[13];
+    int n = gen_moves(S, T, p, pos, tleft, mv);
+    uint16_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+    /* Small-card pruning (Kuijf; Ginsberg's x's): once a card c of suit s failed and its result holds for every
+     * position where the cards below rank skip_below[s] are x's, with c itself an x, any other card below that
+     * rank leads into the same set of positions: skip it. */
+    int skip_below[4] = {0, 0, 0, 0};
+    int prune = S->opts & DD_OPT_PARTITION;
+    for (int i = 0; i < n; i++) {
+        /* pick the best remaining move */
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (mv[j].w > mv[bi].w) bi = j;
+        if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
+        int s = mv[i].s, r = mv[i].r;
+        if (r < skip_below[s]) continue;
+        S->st.nodes++;
+        if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; win[0] = win[1] = win[2] = win[3] = 0; return 0; }
+        S->h[p][s] ^= (uint16_t)(1u << r);
+        T->cs[pos] = s;
+        T->cr[pos] = r;
+        int ow = T->win_pos, ows = T->win_s, owr = T->win_r;
+        if (pos == 0) {
+            T->lead_suit = s;
+            T->win_pos = 0; T->win_s = s; T->win_r = r;
+        } else if (beats(s, r, T->win_s, T->win_r, S->trump)) {
+            T->win_pos = pos; T->win_s = s; T->win_r = r;
+        }
+        uint16_t cw[4] = {0, 0, 0, 0};
+        int res;
+        if (pos == 3) {
+            int wh = (T->leader + T->win_pos) & 3;
+            int t2 = target - (((wh & 1) == S->maxside) ? 1 : 0);
+            res = trick_node(S, tleft - 1, wh, t2, cw);
+            /* a card that beat another card of its suit won by rank: its rank matters */
+            int ws = T->win_s, same = 0;
+            for (int k = 0; k < 4; k++) same += T->cs[k] == ws;
+            if (same >= 2) cw[ws] |= (uint16_t)(1u << T->win_r);
+        } else {
+            res = card_node(S, tleft, pos + 1, target, cw);
+        }
+        S->h[p][s] ^= (uint16_t)(1u << r);
+        T->win_pos = ow; T->win_s = ows; T->win_r = owr;
+        if (S->aborted) return 0;
+        if (res == is_max) {
+            win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
+            S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
+            if (pos == 0) T->best = (s << 4) | r;
+            if (i == 0) S->st.cut_first++; else S->st.cut_later++;
+            return res;
+        }
+        acc0 |= cw[0]; acc1 |= cw[1]; acc2 |= cw[2]; acc3 |= cw[3];
+        if (prune) {
+            int th = cw[s] ? lb(cw[s]) : 13;
+            if (r < th && th > skip_below[s]) skip_below[s] = th;
+        }
+    }
+    /* Every move failed: the result holds for the set where all moves lead into the children's sets.  A card
+     * searched for a whole group of touching cards speaks for the group only while the group stays touching, so
+     * when the fixed (non-x) cards reach into a group, the whole group must be fixed. */
+    uint16_t acc[4] = {acc0, acc1, acc2, acc3};
+    if (S->opts & DD_OPT_EQUIV) {
+        int changed = 1;
+        while (changed) {
+            changed = 0;
+            for (int i = 0; i < n; i++) {
+                unsigned g = mv[i].group;
+                if (!(g & (g - 1))) continue;
+                int s = mv[i].s;
+                if (!acc[s]) continue;
+                int th = lb(acc[s]);
+                if (mv[i].r >= th && lb(g) < th) { acc[s] |= (uint16_t)(g & -g); changed = 1; }
+            }
+        }
+    }
+    win[0] = acc[0]; win[1] = acc[1]; win[2] = acc[2]; win[3] = acc[3];
+    S->st.all_nodes++;
+    return !is_max;
+}
+
+static int last_trick(DDSolver *S, int leader, int target, uint16_t win[4]) {
+    int cs[4], cr[4];
+    for (int k = 0; k < 4; k++) {
+        int h = (leader + k) & 3;
+        int s = 0;
+        while (!S->h[h][s]) s++;
+        cs[k] = s;
+        cr[k] = lb(S->h[h][s]);
+    }
+    int wp = 0;
+    for (int k = 1; k < 4; k++)
+        if (beats(cs[k], cr[k], cs[wp], cr[wp], S->trump)) wp = k;
+    win[0] = win[1] = win[2] = win[3] = 0;
+    int same = 0;
+    for (int k = 0; k < 4; k++) same += cs[k] == cs[wp];
+    if (same >= 2) win[cs[wp]] = (uint16_t)(1u << cr[wp]);
+    int wh = (leader + wp) & 3;
+    return (((wh & 1) == S->maxside) ? 1 : 0) >= target;
+}
+
+static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t win[4]) {
+    if (target <= 0) { win[0] = win[1] = win[2] = win[3] = 0; return 1; }
+    if (target > tleft) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
+    if (tleft == 1) return last_trick(S, leader, target, win);
+    S->st.trick_nodes++;
+    S->st.by_depth[tleft]++;
+    int leader_max = (leader & 1) == S->maxside;
+
+    if (S->opts & (DD_OPT_QUICK | DD_OPT_LATER)) {
+        uint16_t lw[4] = {0, 0, 0, 0}, ow[4] = {0, 0, 0, 0};
+        int sure_l = 0, sure_o = 0;
+        if (S->opts & DD_OPT_QUICK) {
+            /* A: the leader cashes his own top winners. */
+            int acnt[4];
+            sure_l = quick_tricks_n(S, leader, lw, acnt);
+            /* B: he leads a small card to partner's top card (the entry suit) and partner cashes his winners;
+             * A + B: first his own, then partner's, when partner can follow or discard without touching his
+             * winning suits (his cards outside them cover the A tricks; the suits are disjoint since in a
+             * partner suit partner holds the top card). */
+            int pd = leader ^ 2;
+            uint16_t pw[4] = {0, 0, 0, 0};
+            int bcnt[4] = {0, 0, 0, 0};
+            int b = (S->opts & DD_OPT_QT_PARTNER) ? quick_tricks_n(S, pd, pw, bcnt) : 0;
+            int entry = 0;
+            for (int s = 0; s < 4 && !entry; s++)
+                if (bcnt[s] && S->h[leader][s]) {
+                    unsigned ag = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
+                    if ((S->h[pd][s] >> hb(ag)) & 1u) entry = 1;
+                }
+            if (entry) {
+                int free_cards = 0;
+                for (int s = 0; s < 4; s++) if (!bcnt[s]) free_cards += pc(S->h[pd][s]);
+                int best = b;
+                uint16_t bw[4] = {pw[0], pw[1], pw[2], pw[3]};
+                if (sure_l && free_cards >= sure_l && sure_l + b > best) {
+                    best = sure_l + b;
+                    for (int s = 0; s < 4; s++) bw[s] |= lw[s];
+                }
+                if (best > sure_l) { sure_l = best; memcpy(lw, bw, sizeof(bw)); }
+                if (sure_l > tleft) sure_l = tleft;
+            }
+            (void)acnt;
+        }
+        if (S->opts & DD_OPT_LATER) {
+            if (S->trump != DD_NT) {
+                int t = S->trump;
+                unsigned aggt = S->h[0][t] | S->h[1][t] | S->h[2][t] | S->h[3][t];
+                if (aggt) {
+                    int tr = hb(aggt), o = 0;
+                    while (!((S->h[o][t] >> tr) & 1u)) o++;
+                    unsigned ho = S->h[o][t], a = aggt, bits = 0;
+                    int run = 0;
+                    while (a) {
+                        int x = hb(a);
+                        if (!((ho >> x) & 1u)) break;
+                        run++; bits |= 1u << x; a ^= 1u << x;
+                    }
+                    if (((o ^ leader) & 1) == 0) {
+                        if (run > sure_l) { sure_l = run; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)bits; }
+                    } else {
+                        sure_o = run; ow[t] = (uint16_t)bits;
+                    }
+                }
+            } else {
+                int all = 1, any = 0;
+                uint16_t bits[4] = {0, 0, 0, 0};
+                int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3;
+                for (int s = 0; s < 4 && all; s++) {
+                    unsigned ag = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
+                    if (!ag) continue;
+                    any = 1;
+                    int tr = hb(ag);
+                    if (!(((S->h[l1][s] | S->h[l3][s]) >> tr) & 1u)) all = 0;
+                    bits[s] = (uint16_t)(1u << tr);
+                }
+                if (all && any) { sure_o = 1; memcpy(ow, bits, sizeof(bits)); }
+            }
+        }
+        int max_sure = leader_max ? sure_l : sure_o;
+        int min_sure = leader_max ? sure_o : sure_l;
+        if (max_sure >= target) {
+            memcpy(win, leader_max ? lw : ow, 4 * sizeof(uint16_t));
+            S->st.qt_cuts++;
+            return 1;
+        }
+        if (tleft - min_sure < target) {
+            memcpy(win, leader_max ? ow : lw, 4 * sizeof(uint16_t));
+            S->st.qt_cuts++;
+            return 0;
+        }
+    }
+
+    Trick *T = &S->tr[tleft];
+    T->leader = leader;
+    for (int s = 0; s < 4; s++) T->agg[s] = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
+
+    uint64_t key = 0;
+    uint32_t pat[4];
+    int lt = leader | (S->trump << 2);
+    int use_tt = S->opts & DD_OPT_TT;
+    if (use_tt) {
+        key = lengths_key(S);
+        owner_patterns(S, pat);
+        int hint = 0;
+        int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
+        if (r >= 0) { S->st.tt_hits++; return r; }
+        T->hint = hint;
+    } else {
+        T->hint = 0;
+    }
+    T->best = -1;
+    int res = card_node(S, tleft, 0, target, win);
+    if (S->aborted) return 0;
+    if (use_tt) tt_store(S, key, lt, pat, T->agg, tleft, target, leader_max, res, win, T->best >= 0 ? (0x40 | T->best) : 0);
+    return res;
+}
+
+/* ------------------------------------------------------------------ roots */
+
+static int total_cards(const uint16_t h[4][4], int hand) {
+    return pc(h[hand][0]) + pc(h[hand][1]) + pc(h[hand][2]) + pc(h[hand][3]);
+}
+
+/* MTD-style driver: exact value of `probe` (tricks of MAX) within [lo, hi], starting from guess. */
+typedef int (*probe_fn)(DDSolver *S, void *ctx, int target);
+
+static int mtd(DDSolver *S, probe_fn f, void *ctx, int lo, int hi, int guess) {
+    while (lo < hi) {
+        int t = guess;
+        if (t <= lo) t = lo + 1;
+        if (t > hi) t = hi;
+        if (f(S, ctx, t)) { lo = t; guess = t + 1; }
+        else { hi = t - 1; guess = t - 1; }
+        if (S->aborted) return -2;
+    }
+    return lo;
+}
+
+/* First guess of the tricks of `side` (MTD needs one probe per step away from the truth): its share of the high
+ * card points, plus a little for trump length. */
+static int estimate(const DDSolver *S, int side, int tleft) {
+    static const int hcp[13] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4};
+    int mine = 0, all = 0;
+    for (int h = 0; h < 4; h++)
+        for (int s = 0; s < 4; s++) {
+            unsigned x = S->h[h][s];
+            int v = 0;
+            while (x) { int r = lb(x); x &= x - 1; v += hcp[r]; }
+            all += v;
+            if ((h & 1) == side) mine += v;
+        }
+    int g2 = all ? (2 * tleft * mine + all / 2) / all : tleft;   /* twice the estimate */
+    if (S->trump != DD_NT) {
+        int t = S->trump;
+        int ours = pc(S->h[side][t]) + pc(S->h[side + 2][t]);
+        int theirs = pc(S->h[side ^ 1][t]) + pc(S->h[(side ^ 1) + 2][t]);
+        g2 += ours - theirs;
+    }
+    int g = (g2 + 1) / 2;
+    if (g < 0) g = 0;
+    if (g > tleft) g = tleft;
+    return g;
+}
+
+typedef struct { int tleft, leader; } LeaderCtx;
+
+static int probe_leader(DDSolver *S, void *ctx, int target) {
+    LeaderCtx *c = (LeaderCtx *)ctx;
+    uint16_t w[4];
+    return trick_node(S, c->tleft, c->leader, target, w);
+}
+
+static int solve_leader_guess(DDSolver *S, int leader, int guess) {
+    int n = total_cards((const uint16_t(*)[4])S->h, 0);
+    S->maxside = leader & 1;
+    LeaderCtx c = {n, leader};
+    return mtd(S, probe_leader, &c, 0, n, guess);
+}
+
+static int valid_hands(const uint16_t hands[4][4]) {
+    for (int s = 0; s < 4; s++) {
+        unsigned seen = 0;
+        for (int h = 0; h < 4; h++) {
+            if (hands[h][s] & ~0x1FFFu) return 0;
+            if (seen & hands[h][s]) return 0;
+            seen |= hands[h][s];
+        }
+    }
+    return 1;
+}
+
+int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int leader) {
+    if (!valid_hands(hands) || trump < 0 || trump > 4 || leader < 0 || leader > 3) return -1;
+    int n = total_cards(hands, 0);
+    for (int h = 1; h < 4; h++) if (total_cards(hands, h) != n) return -1;
+    memcpy(S->h, hands, sizeof(S->h));
+    S->trump = trump;
+    S->aborted = 0;
+    S->epoch++;
+    if (n == 0) return 0;
+    return solve_leader_guess(S, leader, estimate(S, leader & 1, n));
+}
+
+void dd_solve_table(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
+    int n = total_cards(hands, 0);
+    memcpy(S->h, hands, sizeof(S->h));
+    S->aborted = 0;
+    S->epoch++;
+    static const int order[5] = {4, 3, 2, 1, 0};
+    for (int i = 0; i < 5; i++) {
+        int st = order[i];
+        S->trump = st;
+        int prev = -1;
+        for (int leader = 0; leader < 4; leader++) {
+            int guess = prev < 0 ? estimate(S, leader & 1, n) : n - prev;
+            int v = solve_leader_guess(S, leader, guess);
+            prev = v;
+            int decl = (leader + 3) & 3;
+            out[st][decl] = v < 0 ? -1 : n - v;
+        }
+    }
+}
+
+typedef struct { int tleft, pos; int s, r; } CardCtx;
+
+/* MAX = the side of the player at `pos`; play his card (s, r) and test. */
+static int probe_card(DDSolver *S, void *ctx, int target) {
+    CardCtx *c = (CardCtx *)ctx;
+    Trick *T = &S->tr[c->tleft];
+    int pos = c->pos, s = c->s, r = c->r;
+    int p = (T->leader + pos) & 3;
+    S->h[p][s] ^= (uint16_t)(1u << r);
+    T->cs[pos] = s;
+    T->cr[pos] = r;
+    int ow = T->win_pos, ows = T->win_s, owr = T->win_r;
+    if (pos == 0) {
+        T->lead_suit = s;
+        T->win_pos = 0; T->win_s = s; T->win_r = r;
+    } else if (beats(s, r, T->win_s, T->win_r, S->trump)) {
+        T->win_pos = pos; T->win_s = s; T->win_r = r;
+    }
+    uint16_t w[4];
+    int res;
+    if (pos == 3) {
+        int wh = (T->leader + T->win_pos) & 3;
+        res = trick_node(S, c->tleft - 1, wh, target - (((wh & 1) == S->maxside) ? 1 : 0), w);
+    } else {
+        res = card_node(S, c->tleft, pos + 1, target, w);
+    }
+    S->h[p][s] ^= (uint16_t)(1u << r);
+    T->win_pos = ow; T->win_s = ows; T->win_r = owr;
+    return res;
+}
+
+int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+                   const int *cur_suit, const int *cur_rank,
+                   int *out_suit, int *out_rank, int *out_score) {
+    if (!valid_hands(hands) || trump < 0 || trump > 4 || first < 0 || first > 3 || ncur < 0 || ncur > 3) return -1;
+    uint16_t full[4][4];
+    memcpy(full, hands, sizeof(full));
+    for (int k = 0; k < ncur; k++) {
+        int s = cur_suit[k], r = cur_rank[k] - 2;
+        if (s < 0 || s > 3 || r < 0 || r > 12) return -1;
+        int h = (first + k) & 3;
+        for (int x = 0; x < 4; x++) if ((full[x][s] >> r) & 1u) return -1;   /* played card still held */
+        full[h][s] |= (uint16_t)(1u << r);
+    }
+    int tleft = total_cards(full, 0);
+    if (tleft == 0) return 0;
+    for (int h = 1; h < 4; h++) if (total_cards(full, h) != tleft) return -1;
+    /* revoke check: a follower who showed out of the led suit cannot hold it now */
+    for (int k = 1; k < ncur; k++)
+        if (cur_suit[k] != cur_suit[0] && hands[(first + k) & 3][cur_suit[0]]) return -1;
+
+    memcpy(S->h, full, sizeof(S->h));
+    S->trump = trump;
+    S->aborted = 0;
+    S->epoch++;
+    Trick *T = &S->tr[tleft];
+    T->leader = first;
+    T->hint = 0;
+    for (int s = 0; s < 4; s++) T->agg[s] = full[0][s] | full[1][s] | full[2][s] | full[3][s];
+    /* replay the current trick's cards */
+    for (int k = 0; k < ncur; k++) {
+        int s = cur_suit[k], r = cur_rank[k] - 2;
+        S->h[(first + k) & 3][s] ^= (uint16_t)(1u << r);
+        T->cs[k] = s;
+        T->cr[k] = r;
+        if (k == 0) { T->lead_suit = s; T->win_pos = 0; T->win_s = s; T->win_r = r; }
+        else if (beats(s, r, T->win_s, T->win_r, trump)) { T->win_pos = k; T->win_s = s; T->win_r = r; }
+    }
+    int pos = ncur;
+    int p = (first + pos) & 3;
+    S->maxside = p & 1;
+
+    /* root moves: all groups, unordered-by-killer; scores from MTD probes guessed from the best so far */
+    unsigned opts = S->opts;
+    Move mv[13];
+    uint16_t saved_kill = S->killer[tleft][pos];
+    S->killer[tleft][pos] = 0;
+    int n = gen_moves(S, T, p, pos, tleft, mv);
+    S->killer[tleft][pos] = saved_kill;
+    (void)opts;
+    /* sort by weight, best first */
+    for (int i = 1; i < n; i++) {
+        Move m = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].w < m.w) { mv[j + 1] = mv[j]; j--; }
+        mv[j + 1] = m;
+    }
+    int out = 0, best = -1;
+    int guess = estimate(S, p & 1, tleft);
+    for (int i = 0; i < n; i++) {
+        CardCtx c = {tleft, pos, mv[i].s, mv[i].r};
+        int v = mtd(S, probe_card, &c, 0, tleft, best >= 0 ? best : guess);
+        if (S->aborted) return -2;
+        if (v > best) best = v;
+        unsigned g = mv[i].group;
+        while (g) {
+            int r = hb(g);
+            g ^= 1u << r;
+            out_suit[out] = mv[i].s;
+            out_rank[out] = r + 2;
+            out_score[out] = v;
+            out++;
+        }
+    }
+    return out;
+}

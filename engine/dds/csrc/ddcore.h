@@ -1,0 +1,71 @@
+/* Double-dummy search core for Squeeze (engine/dds).
+ *
+ * Conventions (same as engine.cards): hands are indexed N=0,E=1,S=2,W=3; suits C=0,D=1,H=2,S=3; a suit holding is a
+ * 13-bit mask with rank r (2..14) at bit r-2.  trump is 0..3 or 4 for notrump.
+ *
+ * One DDSolver is single-threaded state (transposition table, ordering memory); use one per thread.  The entry
+ * points touch no Python objects, so the Cython wrapper calls them with the GIL released.
+ */
+#ifndef SQUEEZE_DDCORE_H
+#define SQUEEZE_DDCORE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define DD_NT 4
+
+typedef struct DDSolver DDSolver;
+
+typedef struct {
+    uint64_t nodes;        /* card-level nodes (plays tried) */
+    uint64_t trick_nodes;  /* positions at a trick boundary that were searched */
+    uint64_t tt_hits;      /* cut-offs from the transposition table */
+    uint64_t tt_stores;
+    uint64_t qt_cuts;      /* cut-offs from quick/later tricks */
+    uint64_t cut_first, cut_later, all_nodes;
+    uint64_t k_sum, n_sum;
+    uint64_t by_depth[14];  /* trick nodes by tricks left */  /* fixed cards / all cards over stored entries (how general the sets are) */  /* card nodes: cut-off by the first move, by a later one, none */
+} DDStats;
+
+/* Feature switches, to measure what each technique buys (all on by default). */
+#define DD_OPT_TT        1u
+#define DD_OPT_QUICK     2u
+#define DD_OPT_LATER     4u
+#define DD_OPT_ORDER     8u
+#define DD_OPT_EQUIV     16u
+#define DD_OPT_PARTITION 32u   /* store generalised (winning-rank) sets instead of exact positions */
+#define DD_OPT_KILLER    64u   /* try the move that last caused a cut-off at this depth first */
+#define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
+#define DD_OPT_ALL       255u
+#define DD_OPT_DEFAULT   (DD_OPT_ALL & ~DD_OPT_KILLER)   /* the killer move costs more than it gains */
+
+/* tt_bytes: memory for the transposition table (at least 64 KiB; nbuckets < 2^32).
+ * Returns NULL if the allocation fails. */
+DDSolver *dd_new(size_t tt_bytes);
+void dd_free(DDSolver *s);
+/* Forget the transposition table (cheap: bumps a generation counter) and the ordering memory. */
+void dd_reset(DDSolver *s);
+size_t dd_tt_bytes(const DDSolver *s);
+void dd_set_options(DDSolver *s, unsigned opts);
+void dd_get_stats(const DDSolver *s, DDStats *out);
+void dd_clear_stats(DDSolver *s);
+/* Stop a search after this many card nodes (0 = no limit); the entry points then return -2. */
+void dd_set_node_limit(DDSolver *s, uint64_t limit);
+
+/* Tricks the side of `leader` takes from a trick-start position (all four hands of equal length). */
+int dd_solve_leader(DDSolver *s, const uint16_t hands[4][4], int trump, int leader);
+
+/* Full table: out[strain][declarer] = tricks won by declarer (strain 0..3 = C,D,H,S, 4 = NT). */
+void dd_solve_table(DDSolver *s, const uint16_t hands[4][4], int out[5][4]);
+
+/* Score every legal card of the player to move.
+ * hands: remaining cards, the cards already played to the current trick removed.
+ * first: the seat that led the current trick; ncur (0..3) cards already played to it, in order.
+ * Writes one entry per legal card (cards of one equivalence class listed one by one): out_suit, out_rank (2..14),
+ * out_score = tricks the side to play takes from here, the current trick included.  Returns the number of
+ * entries, or -1 if the position is inconsistent (lengths, revoke, duplicate cards). */
+int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
+                   const int *cur_suit, const int *cur_rank,
+                   int *out_suit, int *out_rank, int *out_score);
+
+#endif

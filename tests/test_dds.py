@@ -1,0 +1,231 @@
+"""Double-dummy solver (engine.dds): differential tests against DDS (endplay, a test-only oracle) and facade tests.
+
+Positions come from seeded random deals and seeded random legal play, so every run checks the same cases."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.auction import Contract
+from engine.board import Play
+from engine.cards import Card, Deal, Hand, InvalidDealError, Rank, Seat, Strain, Suit
+from engine.dds import DDTable, Position, PositionError, Solver, solve_cards, solve_many, solve_table
+
+ep_types = pytest.importorskip("endplay.types")
+ep_dds = pytest.importorskip("endplay.dds")
+
+TRUTH = Path("/work/shared/data/dd_truth_200.json")
+
+_DENOM = {Strain.CLUBS: "clubs", Strain.DIAMONDS: "diamonds", Strain.HEARTS: "hearts", Strain.SPADES: "spades",
+          Strain.NOTRUMP: "nt"}
+_SUIT_OF_DENOM = {"clubs": Suit.CLUBS, "diamonds": Suit.DIAMONDS, "hearts": Suit.HEARTS, "spades": Suit.SPADES}
+
+
+# ----------------------------------------------------------------------------------------------- DDS oracle
+
+def dds_cards(position: Position, trump: Strain) -> dict[Card, int]:
+    full = list(position.hands.hands)
+    for k, c in enumerate(position.trick):
+        seat = position.leader.next(k)
+        full[seat] = full[seat].add(c)
+    d = ep_types.Deal(Deal(full, complete=False).to_pbn(position.leader))
+    d.first = ep_types.Player.find(position.leader.letter)
+    d.trump = getattr(ep_types.Denom, _DENOM[trump])
+    for c in position.trick:
+        d.play(str(c))
+    out = {}
+    for card, score in ep_dds.solve_board(d):
+        suit = _SUIT_OF_DENOM[card.suit.name]
+        rank = int(card.rank.value).bit_length() - 1
+        out[Card(suit, Rank(rank))] = score
+    return out
+
+
+def dds_table(deal: Deal) -> list[list[int]]:
+    """[strain][declarer] tricks. DDS's own table call assumes 13-card hands, so endings go through SolveBoard:
+    declarer's tricks = cards per hand - best score of his left-hand opponent's opening lead."""
+    if deal.is_complete:
+        t = ep_dds.calc_dd_table(ep_types.Deal(deal.to_pbn()))
+        return [[t[getattr(ep_types.Denom, _DENOM[st]), ep_types.Player.find(seat.letter)] for seat in Seat]
+                for st in Strain]
+    n = len(deal[Seat.NORTH])
+    return [[n - max(dds_cards(Position.from_deal(deal, seat.lho), st).values()) for seat in Seat] for st in Strain]
+
+
+# ----------------------------------------------------------------------------------------------- positions
+
+def random_position(rng: random.Random, tricks_played: int, extra: int) -> tuple[Position, Strain]:
+    deal = Deal.random(rng)
+    strain = Strain(rng.randrange(5))
+    declarer = Seat(rng.randrange(4))
+    play = Play(deal, Contract(1, strain, 0, declarer))
+    for _ in range(4 * tricks_played + extra):
+        play = play.then(rng.choice(play.legal_cards()))
+    return Position.from_play(play), strain
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver(tt_mib=16)
+
+
+# ----------------------------------------------------------------------------------------------- differential
+
+@pytest.mark.parametrize("tricks_played", range(3, 13))
+def test_every_trick_and_mid_trick_matches_dds(solver, tricks_played):
+    """Positions after 3..12 tricks, with 0..3 cards of the next trick played: every legal card's score."""
+    rng = random.Random(1000 + tricks_played)
+    for i in range(40):
+        pos, strain = random_position(rng, tricks_played, i % 4)
+        if pos.tricks_left == 0:
+            continue
+        assert solver.solve_cards(pos, strain) == dds_cards(pos, strain), (pos, strain)
+
+
+@pytest.mark.parametrize("tricks_played", [0, 1, 2])
+def test_early_positions_match_dds(solver, tricks_played):
+    """Trick 1 (opening lead) to trick 3, fewer cases: full-size searches are the slow ones."""
+    rng = random.Random(77 + tricks_played)
+    for i in range(1):
+        pos, strain = random_position(rng, tricks_played, (i * 3) % 4 if tricks_played else 0)
+        assert solver.solve_cards(pos, strain) == dds_cards(pos, strain), (pos, strain)
+
+
+def test_tables_of_endings_match_dds(solver):
+    """Full 5x4 tables of 7-card endings (every hand 7 cards; DDS tables accept partial deals)."""
+    rng = random.Random(4242)
+    for _ in range(6):
+        deal = Deal.random(rng)
+        hands = []
+        for h in deal.hands:
+            cards = list(h)
+            rng.shuffle(cards)
+            hands.append(Hand.from_cards(cards[:7]))
+        ending = Deal(hands, complete=False)
+        ours = solver.solve_table(ending)
+        assert [list(r) for r in ours.tricks] == dds_table(ending), ending
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
+def test_full_table_matches_ground_truth(solver):
+    """One full 13-card table against the DDS ground truth file (the first deal; bench/dd.py runs many more)."""
+    rec = json.loads(TRUTH.read_text())["deals"][0]
+    table = solver.solve_table(Deal.parse(rec["pbn"]))
+    for seat in Seat:
+        for name, st in (("NT", Strain.NOTRUMP), ("S", Strain.SPADES), ("H", Strain.HEARTS),
+                         ("D", Strain.DIAMONDS), ("C", Strain.CLUBS)):
+            assert table[st][seat] == rec["dd_table"][seat.letter][name], (seat, name)
+
+
+@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
+def test_midplay_ground_truth(solver):
+    for rec in json.loads(TRUTH.read_text())["deals"][:60]:
+        mp = rec["midplay"]
+        pos = Position(Deal.parse(mp["remaining_pbn"], complete=False), Seat.parse(mp["first"]),
+                       tuple(Card.parse(c) for c in mp["current_trick"]))
+        got = solver.solve_cards(pos, Strain.parse(mp["strain"]))
+        assert {str(c): v for c, v in got.items()} == mp["scores"], rec["id"]
+
+
+def test_solve_many_pimc_batch_matches_single_solves():
+    """Worlds that share North-South's hands: batch answers equal one-by-one answers of a fresh solver, and DDS."""
+    rng = random.Random(9)
+    base = Deal.random(rng)
+    ns = base[Seat.NORTH].bits | base[Seat.SOUTH].bits
+    rest = [Card.from_index(i) for i in range(52) if not (ns >> i) & 1]
+    worlds = []
+    for _ in range(6):
+        rng.shuffle(rest)
+        e, w = Hand.from_cards(rest[:13]), Hand.from_cards(rest[13:])
+        d = Deal([base[Seat.NORTH], e, base[Seat.SOUTH], w])
+        # positions in trick 3 keep the test fast: the first two tricks are played at random
+        play = Play(d, Contract(3, Strain.NOTRUMP, 0, Seat.SOUTH))
+        for _ in range(9):
+            play = play.then(rng.choice(play.legal_cards()))
+        worlds.append(Position.from_play(play))
+    batch = Solver(tt_mib=16).solve_many(worlds, Strain.NOTRUMP)
+    for pos, got in zip(worlds, batch):
+        assert got == Solver(tt_mib=16).solve_cards(pos, Strain.NOTRUMP)
+        assert got == dds_cards(pos, Strain.NOTRUMP)
+
+
+# ----------------------------------------------------------------------------------------------- facade
+
+def test_position_from_play_and_validation():
+    deal = Deal.random(3)
+    play = Play(deal, Contract.parse("4HS"))
+    pos = Position.from_play(play)
+    assert pos.leader == Seat.WEST and pos.to_move == Seat.WEST and pos.tricks_left == 13 and pos.trick == ()
+    play = play.then(play.legal_cards()[0])
+    pos = Position.from_play(play)
+    assert pos.to_move == Seat.NORTH and len(pos.trick) == 1 and pos.tricks_left == 13
+    with pytest.raises(PositionError, match="should hold"):
+        Position(play.remaining_deal(), Seat.NORTH, ())        # West's card is gone but no trick is shown
+    with pytest.raises(PositionError, match="still held"):
+        Position(deal, Seat.WEST, (next(iter(deal[Seat.WEST])),))
+    with pytest.raises(PositionError, match="at most 3"):
+        Position(deal, Seat.WEST, tuple(Card.parse(c) for c in ("S2", "S3", "S4", "S5")))
+
+
+def test_revoke_is_rejected():
+    north, south, west = Hand.parse("K..."), Hand.parse("T9..."), Hand.parse("87...")
+    east_ok = Hand.parse("J...")
+    pos = Position(Deal([north, east_ok, south, west], complete=False), Seat.NORTH,
+                   (Card.parse("SA"), Card.parse("SQ")))
+    assert pos.to_move == Seat.SOUTH and pos.legal_cards() == [Card.parse("ST"), Card.parse("S9")]
+    assert solve_cards(pos, Strain.NOTRUMP) == dds_cards(pos, Strain.NOTRUMP)
+    with pytest.raises(PositionError, match="revoke"):
+        Position(Deal([north, Hand.parse("Q..."), south, west], complete=False), Seat.NORTH,
+                 (Card.parse("SA"), Card.parse("H2")))
+
+
+def test_table_type_and_module_functions():
+    deal = Deal.parse("N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765")
+    t = solve_table(deal)
+    assert isinstance(t, DDTable)
+    assert t[Strain.SPADES][Seat.NORTH] == t[Strain.SPADES, Seat.NORTH]
+    assert [list(r) for r in t.tricks] == dds_table(deal)
+    d = t.to_dict()
+    assert set(d) == {"NT", "S", "H", "D", "C"} and set(d["NT"]) == {"N", "E", "S", "W"}
+    with pytest.raises(AttributeError):
+        t.tricks = ()  # type: ignore[misc]
+    pos = Position.from_deal(deal, Seat.WEST)
+    assert solve_cards(pos, Strain.HEARTS) == dds_cards(pos, Strain.HEARTS)
+    assert solve_many([pos], Strain.HEARTS) == [solve_cards(pos, Strain.HEARTS)]
+
+
+def test_unequal_hands_rejected_by_table():
+    deal = Deal.parse("N:AK... Q... T9... 87...", complete=False)
+    with pytest.raises(InvalidDealError, match="same number"):
+        solve_table(deal)
+
+
+def test_two_threads_solve_in_parallel():
+    rng = random.Random(31)
+    cases = [random_position(rng, 5, k % 4) for k in range(8)]
+    expected = [Solver(tt_mib=8).solve_cards(p, s) for p, s in cases]
+    results: dict[int, list] = {}
+
+    def work(t):
+        sv = Solver(tt_mib=8)
+        results[t] = [sv.solve_cards(p, s) for p, s in cases]
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results[0] == expected and results[1] == expected
+
+
+def test_memory_is_bounded_and_configurable():
+    assert Solver(tt_mib=8).tt_bytes <= 8 << 20
+    assert Solver().tt_bytes <= 256 << 20
+    with pytest.raises(ValueError):
+        Solver(tt_mib=0)
