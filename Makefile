@@ -11,7 +11,9 @@ SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
-	$(PY) -m pip install --quiet -e '.[test]'
+	# the build requirements live in the venv too: `make build` re-cythonizes in place with them
+	$(PY) -m pip install --quiet 'Cython>=3.0' 'numpy>=1.26'
+	$(PY) -m pip install --quiet --no-build-isolation -e '.[test]'
 	touch $@
 
 # Rebuild the extensions in place whenever a .pyx/.pxd/.h changed (pip's editable install builds them once).
