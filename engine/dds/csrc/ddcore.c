@@ -319,6 +319,29 @@ static inline int beats(int s, int r, int ws, int wr, int trump) {
     return s == trump;
 }
 
+/* Play card (s, r) of hand p at position pos of trick T; returns the trick's winner before it, for take_back.
+ * One definition for the search loop and the per-card probes, so both update the trick state identically. */
+typedef struct { int pos, s, r; } Winner;
+
+static inline Winner put_card(DDSolver *S, Trick *T, int p, int pos, int s, int r) {
+    const Winner old = {T->win_pos, T->win_s, T->win_r};
+    S->h[p][s] ^= (uint16_t)(1u << r);
+    T->cs[pos] = s;
+    T->cr[pos] = r;
+    if (pos == 0) {
+        T->lead_suit = s;
+        T->win_pos = 0; T->win_s = s; T->win_r = r;
+    } else if (beats(s, r, T->win_s, T->win_r, S->trump)) {
+        T->win_pos = pos; T->win_s = s; T->win_r = r;
+    }
+    return old;
+}
+
+static inline void take_back(DDSolver *S, Trick *T, int p, int s, int r, Winner old) {
+    S->h[p][s] ^= (uint16_t)(1u << r);
+    T->win_pos = old.pos; T->win_s = old.s; T->win_r = old.r;
+}
+
 static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv) {
     int n = 0;
     int trump = S->trump;
@@ -465,16 +488,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         if (r < skip_below[s]) continue;
         S->st.nodes++;
         if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; win[0] = win[1] = win[2] = win[3] = 0; return 0; }
-        S->h[p][s] ^= (uint16_t)(1u << r);
-        T->cs[pos] = s;
-        T->cr[pos] = r;
-        int ow = T->win_pos, ows = T->win_s, owr = T->win_r;
-        if (pos == 0) {
-            T->lead_suit = s;
-            T->win_pos = 0; T->win_s = s; T->win_r = r;
-        } else if (beats(s, r, T->win_s, T->win_r, S->trump)) {
-            T->win_pos = pos; T->win_s = s; T->win_r = r;
-        }
+        const Winner saved = put_card(S, T, p, pos, s, r);
         uint16_t cw[4] = {0, 0, 0, 0};
         int res;
         if (pos == 3) {
@@ -488,8 +502,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         } else {
             res = card_node(S, tleft, pos + 1, target, cw);
         }
-        S->h[p][s] ^= (uint16_t)(1u << r);
-        T->win_pos = ow; T->win_s = ows; T->win_r = owr;
+        take_back(S, T, p, s, r, saved);
         if (S->aborted) return 0;
         if (res == is_max) {
             win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
@@ -778,16 +791,7 @@ static int probe_card(DDSolver *S, void *ctx, int target) {
     Trick *T = &S->tr[c->tleft];
     int pos = c->pos, s = c->s, r = c->r;
     int p = (T->leader + pos) & 3;
-    S->h[p][s] ^= (uint16_t)(1u << r);
-    T->cs[pos] = s;
-    T->cr[pos] = r;
-    int ow = T->win_pos, ows = T->win_s, owr = T->win_r;
-    if (pos == 0) {
-        T->lead_suit = s;
-        T->win_pos = 0; T->win_s = s; T->win_r = r;
-    } else if (beats(s, r, T->win_s, T->win_r, S->trump)) {
-        T->win_pos = pos; T->win_s = s; T->win_r = r;
-    }
+    const Winner saved = put_card(S, T, p, pos, s, r);
     uint16_t w[4];
     int res;
     if (pos == 3) {
@@ -796,8 +800,7 @@ static int probe_card(DDSolver *S, void *ctx, int target) {
     } else {
         res = card_node(S, c->tleft, pos + 1, target, w);
     }
-    S->h[p][s] ^= (uint16_t)(1u << r);
-    T->win_pos = ow; T->win_s = ows; T->win_r = owr;
+    take_back(S, T, p, s, r, saved);
     return res;
 }
 
