@@ -42,7 +42,7 @@ OPT_PARTITION = 32
 OPT_KILLER = 64
 OPT_QT_PARTNER = 128
 OPT_ALL = 255
-OPT_DEFAULT = OPT_ALL & ~OPT_KILLER
+OPT_DEFAULT = OPT_ALL
 
 
 cdef inline void _load(uint16_t h[4][4], object bits4) except *:

@@ -23,18 +23,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BUCKET 256   /* slots per bucket: 16 -> 256 cut full-deal searches 2-4x (bench/RESULTS.md) */
+#define CHUNK 8          /* entries per chunk; the entries of one distribution are a chain of chunks */
+#define LIST_MAX 256     /* entries per distribution; a full list is overwritten cyclically (DDS keeps 125) */
+#define PROBE 16         /* linear-probing window of the distribution table */
 
+/* One (suit-length distribution, leader, trump): the head of its list of stored sets.  Every entry of the list
+ * is at the same depth (the lengths fix the tricks left), so replacement within a list is simply cyclic. */
 typedef struct {
-    uint64_t key;     /* 16 nibbles: length of hand h in suit s at nibble 4*h+s */
-    uint32_t pat[4];  /* owners (2 bits each, highest card first from bit 25) of the fixed cards of each suit */
-    uint16_t kpack;   /* number of fixed (top) cards per suit, nibble s */
-    uint8_t lt;       /* leader | trump << 2 | 0x80 (valid) */
-    uint8_t lo, hi;   /* bounds on the tricks of the leader's side from this position */
-    uint8_t depth;    /* tricks left */
-    uint8_t gen;      /* epoch (root call) that last wrote the entry (diagnostic; replacement uses depths[]) */
-    uint8_t best;     /* lead that gave the last cut-off here: 0x80 | s << 4 | r, or 0 */
-} Entry;
+    uint64_t key;          /* 16 nibbles: length of hand h in suit s at nibble 4*h+s */
+    uint32_t head, tail;   /* chunk index + 1 (0 = none) */
+    uint16_t count;        /* entries in the list */
+    uint16_t wr;           /* next entry to overwrite once the list holds LIST_MAX */
+    uint8_t lt;            /* leader | trump << 2 | 0x80 (slot used) */
+} Dist;
+
+/* Entries are stored column-wise so that a lookup streams through the patterns of a list.  A set is the owner
+ * pattern of the fixed (non-x) cards of each suit: suits 0 and 1 in word 0, suits 2 and 3 in word 1, each suit's
+ * 26 bits at offset 32 * (s & 1); the mask selects the fixed cards.  A position matches when
+ * (its pattern & mask) == pat in both words. */
+typedef struct {
+    uint64_t pat[CHUNK][2];
+    uint64_t mask[CHUNK][2];
+    uint8_t lo[CHUNK], hi[CHUNK];   /* bounds on the tricks of the leader's side from this position */
+    uint8_t best[CHUNK];            /* lead that gave the last cut-off here: 0x80 | s << 4 | r, or 0 */
+    uint8_t n;                      /* entries used */
+    uint32_t next;                  /* next chunk index + 1 */
+} Chunk;
 
 typedef struct {
     int leader;
@@ -59,13 +73,11 @@ struct DDSolver {
     unsigned opts;
     Trick tr[14];
     uint16_t killer[14][4];
-    Entry *tt;
-    uint16_t *tags;        /* per slot: 15-bit hash of (key, leader, trump) | 1, or 0 when free; contiguous per bucket */
-    uint8_t *depths;       /* per slot: tricks left | epoch (low 4 bits) << 4, for replacement */
-    size_t nbuckets;
+    Dist *dists;           /* open addressing, power-of-two size */
+    Chunk *chunks;         /* pool, handed out in order; when it or the distribution table is full, all is cleared */
+    size_t ndists, nchunks, used_chunks;
     size_t tt_bytes;
-    uint8_t epoch;         /* bumped by every root call: entries of earlier calls are replaced first */
-    uint32_t rr;           /* rotating replacement window */
+    uint8_t epoch;         /* bumped by every root call (diagnostic) */
     uint64_t node_limit;
     int aborted;
     DDStats st;
@@ -83,19 +95,21 @@ static inline int pc(unsigned x) { return __builtin_popcount(x); }
 DDSolver *dd_new(size_t tt_bytes) {
     DDSolver *s = (DDSolver *)calloc(1, sizeof(DDSolver));
     if (!s) return NULL;
-    if (tt_bytes < (64u << 10)) tt_bytes = 64u << 10;
-    const size_t per_bucket = BUCKET * (sizeof(Entry) + sizeof(uint16_t) + 1);
-    size_t nb = (tt_bytes / per_bucket) & ~(size_t)3;   /* any count (multiple of 4 for the aligned arrays): buckets are chosen by multiply-shift */
-    s->tt = (Entry *)aligned_alloc(64, nb * BUCKET * sizeof(Entry));
-    s->tags = (uint16_t *)aligned_alloc(64, nb * BUCKET * sizeof(uint16_t));
-    s->depths = (uint8_t *)aligned_alloc(64, nb * BUCKET);
-    if (!s->tt || !s->tags || !s->depths) { free(s->tt); free(s->tags); free(s->depths); free(s); return NULL; }
+    if (tt_bytes < (256u << 10)) tt_bytes = 256u << 10;
+    /* about a sixth of the memory for the distribution table (a power of two), the rest for chunks */
+    size_t nd = 1024;
+    while (nd * 2 * sizeof(Dist) <= tt_bytes / 6) nd *= 2;
+    size_t nc = (tt_bytes - nd * sizeof(Dist)) / sizeof(Chunk);
+    s->dists = (Dist *)aligned_alloc(64, (nd * sizeof(Dist) + 63) & ~(size_t)63);
+    s->chunks = (Chunk *)aligned_alloc(64, (nc * sizeof(Chunk) + 63) & ~(size_t)63);
+    if (!s->dists || !s->chunks) { free(s->dists); free(s->chunks); free(s); return NULL; }
     /* touch every page now: first-touch page faults inside the search would cost more than this memset */
-    memset(s->tt, 0, nb * BUCKET * sizeof(Entry));
-    memset(s->tags, 0, nb * BUCKET * sizeof(uint16_t));
-    memset(s->depths, 0, nb * BUCKET);
-    s->nbuckets = nb;
-    s->tt_bytes = nb * per_bucket;
+    memset(s->dists, 0, nd * sizeof(Dist));
+    memset(s->chunks, 0, nc * sizeof(Chunk));
+    s->ndists = nd;
+    s->nchunks = nc;
+    s->used_chunks = 0;
+    s->tt_bytes = nd * sizeof(Dist) + nc * sizeof(Chunk);
     s->opts = DD_OPT_DEFAULT;
     s->node_limit = 0;
     return s;
@@ -103,15 +117,18 @@ DDSolver *dd_new(size_t tt_bytes) {
 
 void dd_free(DDSolver *s) {
     if (!s) return;
-    free(s->tt);
-    free(s->tags);
-    free(s->depths);
+    free(s->dists);
+    free(s->chunks);
     free(s);
 }
 
+static void tt_clear(DDSolver *s) {
+    memset(s->dists, 0, s->ndists * sizeof(Dist));
+    s->used_chunks = 0;
+}
+
 void dd_reset(DDSolver *s) {
-    /* free every slot: only the tag row is cleared (a few MiB), entries are ignored while their tag is 0 */
-    memset(s->tags, 0, s->nbuckets * BUCKET * sizeof(uint16_t));
+    tt_clear(s);
     memset(s->killer, 0, sizeof(s->killer));
 }
 
@@ -131,13 +148,15 @@ static inline uint64_t lengths_key(const DDSolver *S) {
     return k;
 }
 
-/* Owner pattern of each suit: cards from the highest down, 2 bits each, the highest at bits 25..24. */
-static inline void owner_patterns(const DDSolver *S, uint32_t pat[4]) {
+/* Owner pattern of each suit: cards from the highest down, 2 bits each, the highest at bits 25..24 of the suit's
+ * half-word; suits 0, 1 in P[0] and 2, 3 in P[1]. */
+static inline void owner_patterns(const DDSolver *S, uint64_t P[2]) {
+    P[0] = P[1] = 0;
     for (int s = 0; s < 4; s++) {
         unsigned b0 = S->h[1][s] | S->h[3][s];
         unsigned b1 = S->h[2][s] | S->h[3][s];
         unsigned a = S->h[0][s] | b0 | b1;
-        uint32_t p = 0;
+        uint64_t p = 0;
         int n = 0;
         while (a) {
             int r = hb(a);
@@ -145,18 +164,26 @@ static inline void owner_patterns(const DDSolver *S, uint32_t pat[4]) {
             p = (p << 2) | (((b1 >> r) & 1u) << 1) | ((b0 >> r) & 1u);
             n++;
         }
-        pat[s] = n ? p << (2 * (13 - n)) : 0;
+        if (n) P[s >> 1] |= (p << (2 * (13 - n))) << (32 * (s & 1));
     }
 }
 
-/* Bucket index and tag of (key, leader|trump). */
-static inline size_t bucket_of(const DDSolver *S, uint64_t key, int lt, uint16_t *tag) {
+/* The distribution's list head; with insert, created if absent (NULL when the table has no room). */
+static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
     uint64_t x = (key ^ ((uint64_t)lt * 0x2545F4914F6CDD1DULL)) * 0x9E3779B97F4A7C15ULL;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ULL;
     x ^= x >> 29;
-    *tag = (uint16_t)((x >> 48) | 1u);
-    return (size_t)(((x & 0xFFFFFFFFULL) * (uint64_t)S->nbuckets) >> 32);
+    size_t mask = S->ndists - 1, i = (size_t)(x >> 20) & mask;
+    uint8_t ltv = (uint8_t)(lt | 0x80);
+    for (int k = 0; k < PROBE; k++, i = (i + 1) & mask) {
+        Dist *d = &S->dists[i];
+        if (!d->lt) {
+            if (!insert) return NULL;
+            d->key = key; d->lt = ltv; d->head = d->tail = 0; d->count = 0; d->wr = 0;
+            return d;
+        }
+        if (d->key == key && d->lt == ltv) return d;
+    }
+    return NULL;
 }
 
 static inline uint16_t top_k_bits(unsigned a, int k) {
@@ -169,104 +196,107 @@ static inline uint16_t top_k_bits(unsigned a, int k) {
     return (uint16_t)out;
 }
 
+/* Number of fixed cards of suit s in a mask. */
+static inline int mask_k(const uint64_t m[2], int s) {
+    return __builtin_popcountll((m[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull) >> 1;
+}
+
 /* Returns 1/0 on a cut-off (win filled), -1 otherwise. */
-static int tt_lookup(DDSolver *S, uint64_t key, int lt, const uint32_t pat[4], const uint16_t agg[4],
+static int tt_lookup(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], const uint16_t agg[4],
                      int tleft, int target, int leader_max, uint16_t win[4], int *hint) {
-    uint16_t tag;
-    size_t bi = bucket_of(S, key, lt, &tag);
-    const uint16_t *tg = S->tags + bi * BUCKET;
-    Entry *b = S->tt + bi * BUCKET;
-    uint8_t ltv = (uint8_t)(lt | 0x80);
-    /* only slots whose tag matches are read (the tag row is contiguous: a few cache lines) */
-    for (int i = 0; i < BUCKET; i++) {
-      if (tg[i] != tag) continue;
-      {
-        Entry *e = b + i;
-        if (e->key != key || e->lt != ltv) continue;
-        int k0 = e->kpack & 15, k1 = (e->kpack >> 4) & 15, k2 = (e->kpack >> 8) & 15, k3 = e->kpack >> 12;
-        if ((pat[0] & PATMASK[k0]) != e->pat[0] || (pat[1] & PATMASK[k1]) != e->pat[1] ||
-            (pat[2] & PATMASK[k2]) != e->pat[2] || (pat[3] & PATMASK[k3]) != e->pat[3])
-            continue;
-        int mlo, mhi;
-        if (leader_max) { mlo = e->lo; mhi = e->hi; }
-        else { mlo = tleft - e->hi; mhi = tleft - e->lo; }
-        int res = -1;
-        if (mlo >= target) res = 1;
-        else if (mhi < target) res = 0;
-        if (res >= 0) {
-            win[0] = top_k_bits(agg[0], k0);
-            win[1] = top_k_bits(agg[1], k1);
-            win[2] = top_k_bits(agg[2], k2);
-            win[3] = top_k_bits(agg[3], k3);
-            return res;
+    Dist *d = dist_find(S, key, lt, 0);
+    if (!d) return -1;
+    const uint64_t p0 = P[0], p1 = P[1];
+    /* the bounds that cut: lo >= lo_need or hi < hi_need, in the leader's terms */
+    int lo_need, hi_need;
+    if (leader_max) { lo_need = target; hi_need = target; }
+    else { lo_need = tleft - target + 1; hi_need = tleft - target + 1; }
+    for (uint32_t c = d->head; c; ) {
+        const Chunk *ch = &S->chunks[c - 1];
+        for (int i = 0; i < ch->n; i++) {
+            if (((p0 & ch->mask[i][0]) ^ ch->pat[i][0]) | ((p1 & ch->mask[i][1]) ^ ch->pat[i][1])) continue;
+            int res = -1;
+            if (ch->lo[i] >= lo_need) res = leader_max ? 1 : 0;
+            else if (ch->hi[i] < hi_need) res = leader_max ? 0 : 1;
+            if (res >= 0) {
+                for (int s = 0; s < 4; s++) win[s] = top_k_bits(agg[s], mask_k(ch->mask[i], s));
+                return res;
+            }
+            if (ch->best[i] && !*hint) *hint = 0x100 | (ch->best[i] & 0x7f);
         }
-        if (e->best && !*hint) *hint = 0x100 | (e->best & 0x7f);
-      }
+        c = ch->next;
     }
     return -1;
 }
 
-static void tt_store(DDSolver *S, uint64_t key, int lt, const uint32_t pat[4], const uint16_t agg[4],
+static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], const uint16_t agg[4],
                      int tleft, int target, int leader_max, int res, const uint16_t win[4], int best) {
-    uint16_t kpack = 0;
-    uint32_t mp[4];
+    uint64_t m[2] = {0, 0};
     for (int s = 0; s < 4; s++) {
         int k;
         if (S->opts & DD_OPT_PARTITION)
             k = win[s] ? pc(agg[s] & ~((1u << lb(win[s])) - 1u)) : 0;
         else
             k = pc(agg[s]);
-        kpack |= (uint16_t)(k << (4 * s));
         S->st.k_sum += (uint64_t)k;
         S->st.n_sum += (uint64_t)pc(agg[s]);
-        mp[s] = pat[s] & PATMASK[k];
+        m[s >> 1] |= (uint64_t)PATMASK[k] << (32 * (s & 1));
     }
+    const uint64_t mp0 = P[0] & m[0], mp1 = P[1] & m[1];
     int lo = 0, hi = tleft;
     if (res) { if (leader_max) lo = target; else hi = tleft - target; }
     else { if (leader_max) hi = target - 1; else lo = tleft - target + 1; }
+    uint8_t bst = best ? (uint8_t)(0x80 | (best & 0x3f)) : 0;
 
-    uint16_t tag;
-    size_t bi = bucket_of(S, key, lt, &tag);
-    uint16_t *tg = S->tags + bi * BUCKET;
-    uint8_t *dp = S->depths + bi * BUCKET;
-    Entry *b = S->tt + bi * BUCKET;
-    uint8_t ltv = (uint8_t)(lt | 0x80);
+    Dist *d = dist_find(S, key, lt, 1);
+    if (!d) { tt_clear(S); d = dist_find(S, key, lt, 1); }
     /* the same set already stored: tighten its bounds */
-    for (int i = 0; i < BUCKET; i++) {
-        if (tg[i] != tag) continue;
-        {
-            Entry *e = b + i;
-            if (e->key == key && e->lt == ltv && e->kpack == kpack && e->pat[0] == mp[0] &&
-                e->pat[1] == mp[1] && e->pat[2] == mp[2] && e->pat[3] == mp[3]) {
-                if (lo > e->lo) e->lo = (uint8_t)lo;
-                if (hi < e->hi) e->hi = (uint8_t)hi;
-                if (best) e->best = (uint8_t)(0x80 | (best & 0x3f));
-                dp[i] = (uint8_t)((dp[i] & 15) | ((S->epoch & 15) << 4));
+    for (uint32_t c = d->head; c; ) {
+        Chunk *ch = &S->chunks[c - 1];
+        for (int i = 0; i < ch->n; i++) {
+            if (ch->pat[i][0] == mp0 && ch->pat[i][1] == mp1 && ch->mask[i][0] == m[0] && ch->mask[i][1] == m[1]) {
+                if (lo > ch->lo[i]) ch->lo[i] = (uint8_t)lo;
+                if (hi < ch->hi[i]) ch->hi[i] = (uint8_t)hi;
+                if (bst) ch->best[i] = bst;
                 return;
             }
         }
+        c = ch->next;
     }
-    /* victim: within a window of 16 slots that rotates over the bucket (so one distribution's many sets spread
-     * over the whole bucket), a free slot, else one written by an earlier root call, else the shallowest */
-    int w0 = (int)((S->rr++ % (BUCKET / 16)) * 16);
-    int victim = w0, vscore = 1 << 30;
-    for (int i = w0; i < w0 + 16; i++) {
-        if (!tg[i]) { victim = i; break; }
-        int sc = (dp[i] & 15) + (((dp[i] >> 4) == (S->epoch & 15)) ? 64 : 0);
-        if (sc < vscore) { victim = i; vscore = sc; }
+    Chunk *ch;
+    int i;
+    if (d->count >= LIST_MAX) {
+        /* full list: overwrite cyclically */
+        int w = d->wr;
+        d->wr = (uint16_t)((w + 1) % LIST_MAX);
+        uint32_t c = d->head;
+        for (int k = w / CHUNK; k > 0; k--) c = S->chunks[c - 1].next;
+        ch = &S->chunks[c - 1];
+        i = w % CHUNK;
+    } else {
+        ch = d->tail ? &S->chunks[d->tail - 1] : NULL;
+        if (!ch || ch->n == CHUNK) {
+            if (S->used_chunks == S->nchunks) {
+                /* pool exhausted: start again (sound: the table only ever speeds the search up) */
+                tt_clear(S);
+                d = dist_find(S, key, lt, 1);
+            }
+            uint32_t c = (uint32_t)(++S->used_chunks);
+            Chunk *nc = &S->chunks[c - 1];
+            nc->n = 0;
+            nc->next = 0;
+            if (d->tail) S->chunks[d->tail - 1].next = c; else d->head = c;
+            d->tail = c;
+            ch = nc;
+        }
+        i = ch->n++;
+        d->count++;
     }
-    Entry *e = b + victim;
-    tg[victim] = tag;
-    dp[victim] = (uint8_t)(tleft | ((S->epoch & 15) << 4));
-    e->key = key;
-    e->pat[0] = mp[0]; e->pat[1] = mp[1]; e->pat[2] = mp[2]; e->pat[3] = mp[3];
-    e->kpack = kpack;
-    e->lt = ltv;
-    e->lo = (uint8_t)lo;
-    e->hi = (uint8_t)hi;
-    e->depth = (uint8_t)tleft;
-    e->gen = S->epoch;
-    e->best = best ? (uint8_t)(0x80 | (best & 0x3f)) : 0;
+    ch->pat[i][0] = mp0; ch->pat[i][1] = mp1;
+    ch->mask[i][0] = m[0]; ch->mask[i][1] = m[1];
+    ch->lo[i] = (uint8_t)lo;
+    ch->hi[i] = (uint8_t)hi;
+    ch->best[i] = bst;
     S->st.tt_stores++;
 }
 
@@ -454,8 +484,8 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     }
                 }
             }
-            if (s == ks && ((g >> kr) & 1u) && (S->opts & DD_OPT_KILLER)) w += 30;
-            if (pos == 0 && T->hint && s == ((T->hint >> 4) & 3) && ((g >> (T->hint & 15)) & 1u)) w += 1000;
+            if (pos == 0 && s == ks && ((g >> kr) & 1u) && (S->opts & DD_OPT_KILLER)) w += 150;
+            if (pos == 0 && T->hint && s == ((T->hint >> 4) & 3) && ((g >> (T->hint & 15)) & 1u)) w += 40;
             m->w = w;
         }
     }
@@ -470,6 +500,40 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
     Trick *T = &S->tr[tleft];
     int p = (T->leader + pos) & 3;
     int is_max = (p & 1) == S->maxside;
+    if (pos == 1 && (S->opts & DD_OPT_QUICK)) {
+        /* Second hand (Kuijf's idea, as in DDS): if p's side surely wins this trick and that, with top winners the
+         * winning hand then cashes in notrump, is all it needs, the node is decided without a search. */
+        int need = is_max ? target : tleft - target + 1;
+        int ls = T->lead_suit, q = p ^ 2, l = (p + 1) & 3, trump = S->trump;
+        unsigned ours = S->h[p][ls] | S->h[q][ls];
+        int lho_ruffs = trump != DD_NT && ls != trump && !S->h[l][ls] && S->h[l][trump];
+        int sure = 0;
+        uint16_t w[4] = {0, 0, 0, 0};
+        if (trump != DD_NT && ls != trump &&
+            ((!S->h[p][ls] && S->h[p][trump]) || (!S->h[q][ls] && S->h[q][trump]))) {
+            sure = !lho_ruffs;                       /* we ruff; LHO follows or has no trump */
+        } else if (ours && !lho_ruffs) {
+            int top = hb(ours);
+            if (top > T->cr[0] && (!S->h[l][ls] || hb(S->h[l][ls]) < top)) {
+                sure = 1;
+                w[ls] = (uint16_t)(1u << top);
+                if (need >= 2 && trump == DD_NT) {
+                    int hh = (S->h[p][ls] >> top) & 1u ? p : q;
+                    for (int s = 0; s < 4 && sure < need; s++) {
+                        if (s == ls || !S->h[hh][s]) continue;
+                        unsigned rest = S->h[hh ^ 1][s] | S->h[hh ^ 2][s] | S->h[hh ^ 3][s];
+                        if (!rest) sure += pc(S->h[hh][s]);          /* a suit nobody else holds */
+                        else if (hb(S->h[hh][s]) > hb(rest)) { sure++; w[s] |= (uint16_t)(1u << hb(S->h[hh][s])); }
+                    }
+                }
+            }
+        }
+        if (sure && sure >= need) {
+            win[0] = w[0]; win[1] = w[1]; win[2] = w[2]; win[3] = w[3];
+            S->st.qt_cuts++;
+            return is_max;
+        }
+    }
     Move mv[13];
     int n = gen_moves(S, T, p, pos, tleft, mv);
     uint16_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
@@ -604,39 +668,71 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
             (void)acnt;
         }
         if (S->opts & DD_OPT_LATER) {
-            if (S->trump != DD_NT) {
-                int t = S->trump;
-                unsigned aggt = S->h[0][t] | S->h[1][t] | S->h[2][t] | S->h[3][t];
-                if (aggt) {
-                    int tr = hb(aggt), o = 0;
-                    while (!((S->h[o][t] >> tr) & 1u)) o++;
-                    unsigned ho = S->h[o][t], a = aggt, bits = 0;
-                    int run = 0;
-                    while (a) {
-                        int x = hb(a);
-                        if (!((ho >> x) & 1u)) break;
-                        run++; bits |= 1u << x; a ^= 1u << x;
+            /* Tricks the side not on lead (D) surely takes later, and sure trump tricks of the leader's side (L).
+             * Each rule keeps the ranks it relies on in the win set; the rest hold for any cards of the same lengths. */
+            int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3, t = S->trump;
+            unsigned aggt = t != DD_NT ? (S->h[0][t] | S->h[1][t] | S->h[2][t] | S->h[3][t]) : 0;
+#define SET_O(n, s_, bits_) do { if ((n) > sure_o) { sure_o = (n); ow[0] = ow[1] = ow[2] = ow[3] = 0; \
+                                   ow[(s_) & 3] = (uint16_t)(bits_); } } while (0)
+            if (aggt) {
+                /* ranks of the three highest trumps and their holders */
+                int r1 = hb(aggt), o1 = 0;
+                while (!((S->h[o1][t] >> r1) & 1u)) o1++;
+                unsigned ho = S->h[o1][t], a = aggt, bits = 0;
+                int run = 0;
+                while (a) {   /* top trumps in one hand: each wins a trick */
+                    int x = hb(a);
+                    if (!((ho >> x) & 1u)) break;
+                    run++; bits |= 1u << x; a ^= 1u << x;
+                }
+                unsigned a2 = aggt & ~(1u << r1);
+                int r2 = a2 ? hb(a2) : -1, o2 = -1;
+                if (r2 >= 0) { o2 = 0; while (!((S->h[o2][t] >> r2) & 1u)) o2++; }
+                unsigned a3 = r2 >= 0 ? a2 & ~(1u << r2) : 0;
+                int r3 = a3 ? hb(a3) : -1, o3 = -1;
+                if (r3 >= 0) { o3 = 0; while (!((S->h[o3][t] >> r3) & 1u)) o3++; }
+                if (((o1 ^ leader) & 1) == 0) {
+                    if (run > sure_l) { sure_l = run; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)bits; }
+                    /* L holds the top trump; D's second-best trump sitting over it, with a small one beside it,
+                     * or D's second and third best (the second guarded) make a trump trick for D */
+                    if (o2 >= 0 && ((o2 ^ leader) & 1) && pc(S->h[o2][t]) >= 2) {
+                        if (o1 == ((o2 + 3) & 3)) SET_O(1, t, 1u << r2);
+                        else if (o3 >= 0 && ((o3 ^ leader) & 1)) SET_O(1, t, 1u << r3);
                     }
-                    if (((o ^ leader) & 1) == 0) {
-                        if (run > sure_l) { sure_l = run; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)bits; }
+                } else {
+                    SET_O(run, t, bits);
+                    /* D holds the top trump.  If L has no trumps, every trump of D's longer trump hand wins a
+                     * trick; otherwise D's top two trumps make two tricks when they need not fall together. */
+                    if (!S->h[leader][t] && !S->h[leader ^ 2][t]) {
+                        int m = pc(S->h[l1][t]), m3 = pc(S->h[l3][t]);
+                        SET_O(m > m3 ? m : m3, t, 0);   /* no rank matters: every trump is D's */
+                    } else if (o2 >= 0 && ((o2 ^ leader) & 1) &&
+                               (pc(S->h[o2][t]) > 1 || pc(S->h[o2 ^ 2][t]) > 1)) {
+                        SET_O(2, t, 1u << r2);
                     } else {
-                        sure_o = run; ow[t] = (uint16_t)bits;
+                        SET_O(1, t, 1u << r1);
                     }
                 }
             } else {
-                int all = 1, any = 0;
+                /* No trumps left: in every trick L wins, the suit led is one where L holds the top card, and a
+                 * suit gives L at most as many tricks as its longer hand holds; if those lengths cannot cover all
+                 * the tricks left, D takes at least one. */
+                int sum = 0;
                 uint16_t bits[4] = {0, 0, 0, 0};
-                int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3;
-                for (int s = 0; s < 4 && all; s++) {
+                for (int s = 0; s < 4; s++) {
                     unsigned ag = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
                     if (!ag) continue;
-                    any = 1;
                     int tr = hb(ag);
-                    if (!(((S->h[l1][s] | S->h[l3][s]) >> tr) & 1u)) all = 0;
-                    bits[s] = (uint16_t)(1u << tr);
+                    if (((S->h[l1][s] | S->h[l3][s]) >> tr) & 1u) {
+                        if (ag & ~(1u << tr)) bits[s] = (uint16_t)(1u << tr);
+                    } else {
+                        int x = pc(S->h[leader][s]), y = pc(S->h[leader ^ 2][s]);
+                        sum += x > y ? x : y;
+                    }
                 }
-                if (all && any) { sure_o = 1; memcpy(ow, bits, sizeof(bits)); }
+                if (sum < tleft && 1 > sure_o) { sure_o = 1; memcpy(ow, bits, sizeof(bits)); }
             }
+#undef SET_O
         }
         int max_sure = leader_max ? sure_l : sure_o;
         int min_sure = leader_max ? sure_o : sure_l;
@@ -657,7 +753,7 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     for (int s = 0; s < 4; s++) T->agg[s] = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
 
     uint64_t key = 0;
-    uint32_t pat[4];
+    uint64_t pat[2];
     int lt = leader | (S->trump << 2);
     int use_tt = S->opts & DD_OPT_TT;
     if (use_tt) {

@@ -34,10 +34,10 @@ typedef struct {
 #define DD_OPT_ORDER     8u
 #define DD_OPT_EQUIV     16u
 #define DD_OPT_PARTITION 32u   /* store generalised (winning-rank) sets instead of exact positions */
-#define DD_OPT_KILLER    64u   /* try the move that last caused a cut-off at this depth first */
+#define DD_OPT_KILLER    64u   /* lead first the card that last caused a cut-off at this depth (DDS's bestMove) */
 #define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
 #define DD_OPT_ALL       255u
-#define DD_OPT_DEFAULT   (DD_OPT_ALL & ~DD_OPT_KILLER)   /* the killer move costs more than it gains */
+#define DD_OPT_DEFAULT   DD_OPT_ALL
 
 /* tt_bytes: memory for the transposition table (at least 64 KiB; nbuckets < 2^32).
  * Returns NULL if the allocation fails. */
