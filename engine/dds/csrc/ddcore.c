@@ -302,44 +302,73 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
 
 /* ------------------------------------------------------------------ sure tricks */
 
-/* Tricks the leader p can cash in top winners of his own hand, keeping the lead.  Per suit: cnt[s] tricks, the
- * winning cards' bits in qw[s]. */
-/* Per suit: cnt[s] tricks, bits of the winners in qw[s]. */
-static int quick_tricks_n(const DDSolver *S, int p, uint16_t qw[4], int cnt[4]) {
-    int q = p ^ 2, l = (p + 1) & 3, r = (p + 3) & 3;
-    int trump = S->trump;
-    int opp_trumps = trump != DD_NT && (S->h[l][trump] | S->h[r][trump]);
-    int total = 0;
+/* A card for hand h to throw when it cannot follow: the lowest card of its longest side suit holding no card above
+ * the opponents' cards there (a suit without winners), else of its longest side suit, trumps last. */
+static inline void discard_one(uint16_t hh[4][4], int h, int trump) {
+    int bs = -1, bscore = -1;
+    int l = (h + 1) & 3, r = (h + 3) & 3;
     for (int s = 0; s < 4; s++) {
-        unsigned hp = S->h[p][s];
-        cnt[s] = 0;
-        if (!hp) continue;
-        unsigned agg = hp | S->h[q][s] | S->h[l][s] | S->h[r][s];
-        int run = 0;
-        unsigned bits = 0, a = agg;
-        while (a) {
-            int t = hb(a);
-            if (!((hp >> t) & 1u)) break;
-            run++;
-            bits |= 1u << t;
-            a ^= 1u << t;
-        }
-        if (!run) continue;
-        int mo = pc(S->h[q][s]), x = pc(S->h[l][s]), y = pc(S->h[r][s]);
-        if (x > mo) mo = x;
-        if (y > mo) mo = y;
-        int n = run >= mo ? pc(hp) : run;
-        if (opp_trumps && s != trump) {
-            if (S->h[l][trump] && x < n) n = x;
-            if (S->h[r][trump] && y < n) n = y;
-        }
-        if (n > 0) {
-            total += n;
-            cnt[s] = n;
-            qw[s] |= top_k_bits(bits, n < run ? n : run);
-        }
+        unsigned x = hh[h][s];
+        if (!x) continue;
+        unsigned opp = hh[l][s] | hh[r][s];
+        int score = pc(x);
+        if (!opp || hb(x) < hb(opp)) score += 16;   /* holds no winner here */
+        if (s == trump) score -= 64;
+        if (score > bscore) { bscore = score; bs = s; }
     }
-    return total;
+    if (bs >= 0) hh[h][bs] &= (uint16_t)(hh[h][bs] - 1);   /* drop the lowest card */
+}
+
+/* Sure tricks of the leader's side by cashing winners from the top: a concrete line of play, followed until it has
+ * `need` tricks or no suit is safe.  Each round is led by the hand on lead in a suit where the opponents cannot ruff
+ * and where the side's card beats every card an opponent may still hold (an opponent keeps his highest card for as
+ * long as he has cards in the suit; void opponents are assumed to throw nothing); the lead passes to partner when
+ * he wins.  The side's own plays and discards are tracked exactly.  The ranks each round relied on go to win[]. */
+static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], int transfers) {
+    uint16_t hh[4][4];
+    memcpy(hh, S->h, sizeof(hh));
+    const int trump = S->trump;
+    const int l = (leader + 1) & 3, r = (leader + 3) & 3;
+    int c = leader, tricks = 0;
+    win[0] = win[1] = win[2] = win[3] = 0;
+    while (tricks < need) {
+        const int q = c ^ 2;
+        const int lt = trump != DD_NT && hh[l][trump], rt = trump != DD_NT && hh[r][trump];
+        int keep_s = -1, pass_s = -1;
+        for (int k = 0; k < 4; k++) {
+            int s = trump != DD_NT ? (trump + k) & 3 : k;   /* trumps first: drawing them makes side suits safe */
+            unsigned hc = hh[c][s];
+            if (!hc) continue;
+            if (trump != DD_NT && s != trump && ((!hh[l][s] && lt) || (!hh[r][s] && rt))) continue;
+            unsigned opp = hh[l][s] | hh[r][s], hq = hh[q][s];
+            int otop = opp ? hb(opp) : -1;
+            if (hb(hc) > otop && (!hq || lb(hq) < hb(hc))) { keep_s = s; break; }
+            if (pass_s < 0 && transfers && hq && hb(hq) > otop && hb(hq) > lb(hc)) pass_s = s;
+        }
+        int s, cc, qc;   /* suit, card of c, card of partner (-1: discards) */
+        if (keep_s >= 0) {
+            s = keep_s;
+            cc = hb(hh[c][s]);
+            qc = hh[q][s] ? lb(hh[q][s]) : -1;
+        } else if (pass_s >= 0) {
+            s = pass_s;
+            cc = lb(hh[c][s]);
+            qc = hb(hh[q][s]);
+        } else {
+            break;
+        }
+        unsigned opp = hh[l][s] | hh[r][s];
+        int wc = qc > cc ? qc : cc;
+        if (opp || qc >= 0) win[s] |= (uint16_t)(1u << wc);
+        hh[c][s] ^= (uint16_t)(1u << cc);
+        if (qc >= 0) hh[q][s] ^= (uint16_t)(1u << qc);
+        else discard_one(hh, q, trump);
+        if (hh[l][s]) hh[l][s] &= (uint16_t)(hh[l][s] - 1);   /* opponents follow low */
+        if (hh[r][s]) hh[r][s] &= (uint16_t)(hh[r][s] - 1);
+        tricks++;
+        if (qc > cc) c = q;
+    }
+    return tricks;
 }
 
 /* ------------------------------------------------------------------ move generation and ordering */
@@ -636,36 +665,8 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
         uint16_t lw[4] = {0, 0, 0, 0}, ow[4] = {0, 0, 0, 0};
         int sure_l = 0, sure_o = 0;
         if (S->opts & DD_OPT_QUICK) {
-            /* A: the leader cashes his own top winners. */
-            int acnt[4];
-            sure_l = quick_tricks_n(S, leader, lw, acnt);
-            /* B: he leads a small card to partner's top card (the entry suit) and partner cashes his winners;
-             * A + B: first his own, then partner's, when partner can follow or discard without touching his
-             * winning suits (his cards outside them cover the A tricks; the suits are disjoint since in a
-             * partner suit partner holds the top card). */
-            int pd = leader ^ 2;
-            uint16_t pw[4] = {0, 0, 0, 0};
-            int bcnt[4] = {0, 0, 0, 0};
-            int b = (S->opts & DD_OPT_QT_PARTNER) ? quick_tricks_n(S, pd, pw, bcnt) : 0;
-            int entry = 0;
-            for (int s = 0; s < 4 && !entry; s++)
-                if (bcnt[s] && S->h[leader][s]) {
-                    unsigned ag = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
-                    if ((S->h[pd][s] >> hb(ag)) & 1u) entry = 1;
-                }
-            if (entry) {
-                int free_cards = 0;
-                for (int s = 0; s < 4; s++) if (!bcnt[s]) free_cards += pc(S->h[pd][s]);
-                int best = b;
-                uint16_t bw[4] = {pw[0], pw[1], pw[2], pw[3]};
-                if (sure_l && free_cards >= sure_l && sure_l + b > best) {
-                    best = sure_l + b;
-                    for (int s = 0; s < 4; s++) bw[s] |= lw[s];
-                }
-                if (best > sure_l) { sure_l = best; memcpy(lw, bw, sizeof(bw)); }
-                if (sure_l > tleft) sure_l = tleft;
-            }
-            (void)acnt;
+            int need_l = leader_max ? target : tleft - target + 1;
+            sure_l = cash_out(S, leader, need_l, lw, S->opts & DD_OPT_QT_PARTNER);
         }
         if (S->opts & DD_OPT_LATER) {
             /* Tricks the side not on lead (D) surely takes later, and sure trump tricks of the leader's side (L).
