@@ -463,6 +463,12 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                             hb(S->h[q][s]) > hb(theirs & ~(1u << topr) ? theirs & ~(1u << topr) : 1u))
                             w += 20;
                     }
+                    {   /* a suit where the opponents hold many cards grows a larger tree (as in DDS): lead it late */
+                        int cl = pc(S->h[l][s]), cr = pc(S->h[r][s]);
+                        if (!cl) cl = tleft + 1;
+                        if (!cr) cr = tleft + 1;
+                        w -= (cl + cr) * (trump == DD_NT ? 16 : 24);
+                    }
                     if (trump == DD_NT) w += 2 * pc(ours) - pc(theirs);
                     else if (s == trump && ((ours >> topr) & 1u)) w += 20;
                 } else {
