@@ -148,23 +148,42 @@ static inline uint64_t lengths_key(const DDSolver *S) {
     return k;
 }
 
-/* Owner pattern of each suit: cards from the highest down, 2 bits each, the highest at bits 25..24 of the suit's
- * half-word; suits 0, 1 in P[0] and 2, 3 in P[1]. */
-static inline void owner_patterns(const DDSolver *S, uint64_t P[2]) {
+/* Tables for the owner patterns, filled once when the library loads: PEXT_LO/HI gather the bits of x selected by a
+ * mask m (a software PEXT in two halves of a 13-bit suit), SPREAD moves bit j to bit 2j. */
+static uint8_t PEXT_LO[128][128], PEXT_HI[64][64];
+static uint32_t SPREAD[8192];
+
+__attribute__((constructor)) static void init_tables(void) {
+    for (unsigned m = 0; m < 128; m++)
+        for (unsigned x = 0; x < 128; x++) {
+            unsigned out = 0, k = 0;
+            for (unsigned b = 0; b < 7; b++)
+                if ((m >> b) & 1u) { out |= ((x >> b) & 1u) << k; k++; }
+            PEXT_LO[m][x] = (uint8_t)out;
+            if (m < 64 && x < 64) PEXT_HI[m][x] = (uint8_t)out;
+        }
+    for (unsigned x = 0; x < 8192; x++) {
+        uint32_t out = 0;
+        for (unsigned b = 0; b < 13; b++) out |= ((x >> b) & 1u) << (2 * b);
+        SPREAD[x] = out;
+    }
+}
+
+static inline unsigned pext13(unsigned x, unsigned m) {
+    return PEXT_LO[m & 127][x & 127] | ((unsigned)PEXT_HI[m >> 7][(x >> 7) & 63] << pc(m & 127));
+}
+
+/* Owner pattern of each suit: cards from the highest down, 2 bits each (the owner's seat number), the highest at
+ * bits 25..24 of the suit's half-word; suits 0, 1 in P[0] and 2, 3 in P[1]. */
+static inline void owner_patterns(const DDSolver *S, const uint16_t agg[4], uint64_t P[2]) {
     P[0] = P[1] = 0;
     for (int s = 0; s < 4; s++) {
-        unsigned b0 = S->h[1][s] | S->h[3][s];
-        unsigned b1 = S->h[2][s] | S->h[3][s];
-        unsigned a = S->h[0][s] | b0 | b1;
-        uint64_t p = 0;
-        int n = 0;
-        while (a) {
-            int r = hb(a);
-            a ^= 1u << r;
-            p = (p << 2) | (((b1 >> r) & 1u) << 1) | ((b0 >> r) & 1u);
-            n++;
-        }
-        if (n) P[s >> 1] |= (p << (2 * (13 - n))) << (32 * (s & 1));
+        unsigned a = agg[s];
+        if (!a) continue;
+        unsigned b0 = pext13(S->h[1][s] | S->h[3][s], a);   /* owner bit 0: East or West */
+        unsigned b1 = pext13(S->h[2][s] | S->h[3][s], a);   /* owner bit 1: South or West */
+        uint64_t p = (uint64_t)(SPREAD[b0] | (SPREAD[b1] << 1)) << (2 * (13 - pc(a)));
+        P[s >> 1] |= p << (32 * (s & 1));
     }
 }
 
@@ -765,7 +784,7 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     int use_tt = S->opts & DD_OPT_TT;
     if (use_tt) {
         key = lengths_key(S);
-        owner_patterns(S, pat);
+        owner_patterns(S, T->agg, pat);
         int hint = 0;
         int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
         if (r >= 0) { S->st.tt_hits++; return r; }
