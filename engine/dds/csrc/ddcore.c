@@ -353,7 +353,7 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
     while (tricks < need) {
         const int q = c ^ 2;
         const int lt = trump != DD_NT && hh[l][trump], rt = trump != DD_NT && hh[r][trump];
-        int keep_s = -1, pass_s = -1;
+        int keep_s = -1, pass_s = -1, ruff_s = -1, ruff_high = 0;
         for (int k = 0; k < 4; k++) {
             int s = trump != DD_NT ? (trump + k) & 3 : k;   /* trumps first: drawing them makes side suits safe */
             unsigned hc = hh[c][s];
@@ -363,6 +363,12 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
             int otop = opp ? hb(opp) : -1;
             if (hb(hc) > otop && (!hq || lb(hq) < hb(hc))) { keep_s = s; break; }
             if (pass_s < 0 && transfers && hq && hb(hq) > otop && hb(hq) > lb(hc)) pass_s = s;
+            if (ruff_s < 0 && transfers && trump != DD_NT && s != trump && !hq && hh[q][trump]) {
+                /* partner ruffs: safe when each opponent follows or cannot overruff */
+                unsigned ot = (!hh[l][s] ? hh[l][trump] : 0) | (!hh[r][s] ? hh[r][trump] : 0);
+                if (!ot) { ruff_s = s; ruff_high = 0; }
+                else if (hb(hh[q][trump]) > hb(ot)) { ruff_s = s; ruff_high = 1; }
+            }
         }
         int s, cc, qc;   /* suit, card of c, card of partner (-1: discards) */
         if (keep_s >= 0) {
@@ -373,6 +379,19 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
             s = pass_s;
             cc = lb(hh[c][s]);
             qc = hb(hh[q][s]);
+        } else if (ruff_s >= 0) {
+            /* c leads a small card, partner ruffs (low, or high over an opponent who could overruff) */
+            s = ruff_s;
+            cc = lb(hh[c][s]);
+            hh[c][s] ^= (uint16_t)(1u << cc);
+            int tc = ruff_high ? hb(hh[q][trump]) : lb(hh[q][trump]);
+            hh[q][trump] ^= (uint16_t)(1u << tc);
+            if (ruff_high) win[trump] |= (uint16_t)(1u << tc);
+            if (hh[l][s]) hh[l][s] &= (uint16_t)(hh[l][s] - 1);
+            if (hh[r][s]) hh[r][s] &= (uint16_t)(hh[r][s] - 1);
+            tricks++;
+            c = q;
+            continue;
         } else {
             break;
         }
