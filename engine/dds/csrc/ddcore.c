@@ -527,6 +527,8 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                             int safe = T->win_s != ls || (T->win_r > later_max && !later_ruff);
                             if (pos == 3 || safe) w = 40 - top;
                             else w = (top > later_max) ? 50 - top : 30 - top;
+                        } else if (pos == 1 && S->h[q][ls] && hb(S->h[q][ls]) > T->win_r && hb(S->h[q][ls]) > later_max && !later_ruff) {
+                            w = 40 - top;   /* partner, last to play, can win: play low */
                         } else if (can_beat) {
                             if (pos == 3 || (top > later_max && !later_ruff)) w = 100 - top;
                             else if (pos == 2) w = 60 - top;
@@ -551,7 +553,7 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     } else {
                         /* discarding: low cards of suits where we hold no winners, from long suits */
                         int topr = hb(aggs);
-                        w = -10 - 2 * top + pc(hs);
+                        w = -10 - 5 * top + 4 * pc(hs);
                         if ((hs >> topr) & 1u) w -= 25;
                         if (pc(hs) == 1 && S->h[q][s] && !((S->h[q][s] >> topr) & 1u)) w += 3;
                     }
