@@ -25,6 +25,7 @@
 
 #define CHUNK 8          /* entries per chunk; the entries of one distribution are a chain of chunks */
 #define LIST_MAX 256     /* entries per distribution; a full list is overwritten cyclically (DDS keeps 125) */
+#define TT_FIRST 7       /* tricks left from which the table is consulted before the sure-trick counts */
 #define PROBE 16         /* linear-probing window of the distribution table */
 
 /* One (suit-length distribution, leader, trump): the head of its list of stored sets.  Every entry of the list
@@ -707,6 +708,26 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     S->st.by_depth[tleft]++;
     int leader_max = (leader & 1) == S->maxside;
 
+    Trick *T = &S->tr[tleft];
+    T->leader = leader;
+    for (int s = 0; s < 4; s++) T->agg[s] = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
+    uint64_t key = 0;
+    uint64_t pat[2];
+    int lt = leader | (S->trump << 2);
+    int use_tt = S->opts & DD_OPT_TT;
+    int hint = 0;
+    /* Far from the end the table is consulted first (its hits are common there and the sure-trick counts cost
+     * more); near the end the cheap counts go first, as in DDS. */
+    const int tt_first = use_tt && tleft >= TT_FIRST;
+    if (use_tt) {
+        key = lengths_key(S);
+        owner_patterns(S, T->agg, pat);
+    }
+    if (tt_first) {
+        int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
+        if (r >= 0) { S->st.tt_hits++; return r; }
+    }
+
     if (S->opts & (DD_OPT_QUICK | DD_OPT_LATER)) {
         uint16_t lw[4] = {0, 0, 0, 0}, ow[4] = {0, 0, 0, 0};
         int sure_l = 0, sure_o = 0;
@@ -795,24 +816,11 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
         }
     }
 
-    Trick *T = &S->tr[tleft];
-    T->leader = leader;
-    for (int s = 0; s < 4; s++) T->agg[s] = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
-
-    uint64_t key = 0;
-    uint64_t pat[2];
-    int lt = leader | (S->trump << 2);
-    int use_tt = S->opts & DD_OPT_TT;
-    if (use_tt) {
-        key = lengths_key(S);
-        owner_patterns(S, T->agg, pat);
-        int hint = 0;
+    if (use_tt && !tt_first) {
         int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
         if (r >= 0) { S->st.tt_hits++; return r; }
-        T->hint = hint;
-    } else {
-        T->hint = 0;
     }
+    T->hint = hint;
     T->best = -1;
     int res = card_node(S, tleft, 0, target, win);
     if (S->aborted) return 0;
