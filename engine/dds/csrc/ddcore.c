@@ -74,6 +74,11 @@ struct DDSolver {
     unsigned opts;
     Trick tr[14];
     uint16_t killer[14][4];
+    /* Ordering memory of the root: each card's score in the last dd_solve_cards call with the same signature
+     * (tricks left, seat to play, position in the trick, trump).  In a PIMC batch the worlds share the hand to
+     * play and its scores vary little, so they are the first guesses (two probes per card when right). */
+    uint32_t root_sig;
+    int8_t root_score[4][13];
     Dist *dists;           /* open addressing, power-of-two size */
     Chunk *chunks;         /* pool, handed out in order; when it or the distribution table is full, all is cleared */
     size_t ndists, nchunks, used_chunks;
@@ -131,6 +136,7 @@ static void tt_clear(DDSolver *s) {
 void dd_reset(DDSolver *s) {
     tt_clear(s);
     memset(s->killer, 0, sizeof(s->killer));
+    s->root_sig = 0;
 }
 
 size_t dd_tt_bytes(const DDSolver *s) { return s->tt_bytes; }
@@ -1007,18 +1013,36 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
     int n = gen_moves(S, T, p, pos, tleft, mv);
     S->killer[tleft][pos] = saved_kill;
     (void)opts;
+    const uint32_t sig = 0x80000000u | (uint32_t)tleft | (uint32_t)pos << 4 | (uint32_t)p << 6 | (uint32_t)trump << 8;
+    const int remembered = S->root_sig == sig;
+    int prev[13];
+    for (int i = 0; i < n; i++) {
+        prev[i] = -1;
+        if (remembered) {   /* the best previous score within the group */
+            for (unsigned g = mv[i].group; g; g &= g - 1) {
+                int sc = S->root_score[mv[i].s][lb(g)];
+                if (sc > prev[i]) prev[i] = sc;
+            }
+            if (prev[i] >= 0) mv[i].w += 1000 * (prev[i] + 1);   /* the best card of the last world first */
+        }
+    }
     /* sort by weight, best first */
     for (int i = 1; i < n; i++) {
         Move m = mv[i];
+        int pv = prev[i];
         int j = i - 1;
-        while (j >= 0 && mv[j].w < m.w) { mv[j + 1] = mv[j]; j--; }
+        while (j >= 0 && mv[j].w < m.w) { mv[j + 1] = mv[j]; prev[j + 1] = prev[j]; j--; }
         mv[j + 1] = m;
+        prev[j + 1] = pv;
     }
     int out = 0, best = -1;
     int guess = estimate(S, p & 1, tleft);
+    S->root_sig = 0;   /* until this call completes */
+    memset(S->root_score, -1, sizeof(S->root_score));
     for (int i = 0; i < n; i++) {
         CardCtx c = {tleft, pos, mv[i].s, mv[i].r};
-        int v = mtd(S, probe_card, &c, 0, tleft, best >= 0 ? best : guess);
+        int g0 = prev[i] >= 0 ? prev[i] : best >= 0 ? best : guess;
+        int v = mtd(S, probe_card, &c, 0, tleft, g0);
         if (S->aborted) return -2;
         if (v > best) best = v;
         unsigned g = mv[i].group;
@@ -1028,8 +1052,10 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
             out_suit[out] = mv[i].s;
             out_rank[out] = r + 2;
             out_score[out] = v;
+            S->root_score[mv[i].s][r] = (int8_t)v;
             out++;
         }
     }
+    S->root_sig = sig;
     return out;
 }
