@@ -24,7 +24,7 @@
 #include <string.h>
 
 #define CHUNK 8          /* entries per chunk; the entries of one distribution are a chain of chunks */
-#define LIST_MAX 256     /* entries per distribution; a full list is overwritten cyclically (DDS keeps 125) */
+#define LIST_MAX 256     /* entries per distribution; a full list drops its oldest chunk (DDS keeps 125) */
 #define TT_FIRST 7       /* tricks left from which the table is consulted before the sure-trick counts */
 #define PROBE 16         /* linear-probing window of the distribution table */
 
@@ -34,7 +34,6 @@ typedef struct {
     uint64_t key;          /* 16 nibbles: length of hand h in suit s at nibble 4*h+s */
     uint32_t head, tail;   /* chunk index + 1 (0 = none) */
     uint16_t count;        /* entries in the list */
-    uint16_t wr;           /* next entry to overwrite once the list holds LIST_MAX */
     uint8_t lt;            /* leader | trump << 2 | 0x80 (slot used) */
 } Dist;
 
@@ -204,7 +203,7 @@ static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
         Dist *d = &S->dists[i];
         if (!d->lt) {
             if (!insert) return NULL;
-            d->key = key; d->lt = ltv; d->head = d->tail = 0; d->count = 0; d->wr = 0;
+            d->key = key; d->lt = ltv; d->head = d->tail = 0; d->count = 0;
             return d;
         }
         if (d->key == key && d->lt == ltv) return d;
@@ -289,35 +288,35 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
         }
         c = ch->next;
     }
-    Chunk *ch;
-    int i;
-    if (d->count >= LIST_MAX) {
-        /* full list: overwrite cyclically */
-        int w = d->wr;
-        d->wr = (uint16_t)((w + 1) % LIST_MAX);
-        uint32_t c = d->head;
-        for (int k = w / CHUNK; k > 0; k--) c = S->chunks[c - 1].next;
-        ch = &S->chunks[c - 1];
-        i = w % CHUNK;
-    } else {
-        ch = d->tail ? &S->chunks[d->tail - 1] : NULL;
-        if (!ch || ch->n == CHUNK) {
+    /* Newest entries first: lookups scan from the head and stop at the first cut-off, and recent sets are the
+     * likeliest to match.  A full list drops its oldest chunk (the tail), which then becomes the new head. */
+    Chunk *ch = d->head ? &S->chunks[d->head - 1] : NULL;
+    if (!ch || ch->n == CHUNK) {
+        uint32_t c;
+        if (d->count >= LIST_MAX) {
+            uint32_t prev = d->head;
+            while (S->chunks[prev - 1].next != d->tail) prev = S->chunks[prev - 1].next;
+            c = d->tail;
+            S->chunks[prev - 1].next = 0;
+            d->tail = prev;
+            d->count = (uint16_t)(d->count - S->chunks[c - 1].n);
+        } else {
             if (S->used_chunks == S->nchunks) {
                 /* pool exhausted: start again (sound: the table only ever speeds the search up) */
                 tt_clear(S);
                 d = dist_find(S, key, lt, 1);
             }
-            uint32_t c = (uint32_t)(++S->used_chunks);
-            Chunk *nc = &S->chunks[c - 1];
-            nc->n = 0;
-            nc->next = 0;
-            if (d->tail) S->chunks[d->tail - 1].next = c; else d->head = c;
-            d->tail = c;
-            ch = nc;
+            c = (uint32_t)(++S->used_chunks);
         }
-        i = ch->n++;
-        d->count++;
+        Chunk *nc = &S->chunks[c - 1];
+        nc->n = 0;
+        nc->next = d->head;
+        d->head = c;
+        if (!d->tail) d->tail = c;
+        ch = nc;
     }
+    int i = ch->n++;
+    d->count++;
     ch->pat[i][0] = mp0; ch->pat[i][1] = mp1;
     ch->mask[i][0] = m[0]; ch->mask[i][1] = m[1];
     ch->lo[i] = (uint8_t)lo;
