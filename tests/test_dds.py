@@ -14,7 +14,7 @@ import pytest
 from engine.auction import Contract
 from engine.board import Play
 from engine.cards import Card, Deal, Hand, InvalidDealError, Rank, Seat, Strain, Suit
-from engine.dds import DDTable, Position, PositionError, Solver, solve_cards, solve_many, solve_table
+from engine.dds import DDTable, Position, PositionError, Solver, make_cards, solve_cards, solve_many, solve_table
 
 ep_types = pytest.importorskip("endplay.types")
 ep_dds = pytest.importorskip("endplay.dds")
@@ -91,9 +91,30 @@ def test_every_trick_and_mid_trick_matches_dds(solver, tricks_played):
 def test_early_positions_match_dds(solver, tricks_played):
     """Trick 1 (opening lead) to trick 3, fewer cases: full-size searches are the slow ones."""
     rng = random.Random(77 + tricks_played)
-    for i in range(1):
+    for i in range(3):
         pos, strain = random_position(rng, tricks_played, (i * 3) % 4 if tricks_played else 0)
         assert solver.solve_cards(pos, strain) == dds_cards(pos, strain), (pos, strain)
+
+
+@pytest.mark.parametrize("tricks_played", [2, 5, 8, 11])
+def test_target_mode_matches_dds_scores(solver, tricks_played):
+    """make_cards(position, trump, n): a card is marked exactly when DDS scores it n or more, for every n."""
+    rng = random.Random(500 + tricks_played)
+    for i in range(8):
+        pos, strain = random_position(rng, tricks_played, i % 4)
+        scores = dds_cards(pos, strain)
+        for target in range(0, pos.tricks_left + 2):
+            got = solver.make_cards(pos, strain, target)
+            assert got == {c: v >= target for c, v in scores.items()}, (pos, strain, target)
+
+
+def test_target_mode_module_function_and_errors():
+    deal = Deal.parse("N:AK... QJ... T9... 87...", complete=False)
+    pos = Position.from_deal(deal, Seat.NORTH)
+    assert make_cards(pos, Strain.NOTRUMP, 2) == {Card.parse("SA"): True, Card.parse("SK"): True}
+    assert make_cards(pos, Strain.NOTRUMP, 3) == {Card.parse("SA"): False, Card.parse("SK"): False}
+    with pytest.raises(TypeError):
+        Solver(tt_mib=1).make_cards("N:AK... QJ... T9... 87...", Strain.NOTRUMP, 1)  # type: ignore[arg-type]
 
 
 def test_tables_of_endings_match_dds(solver):
@@ -114,13 +135,23 @@ def test_tables_of_endings_match_dds(solver):
 @pytest.mark.slow
 @pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_full_table_matches_ground_truth(solver):
-    """One full 13-card table against the DDS ground truth file (the first deal; bench/dd.py runs many more)."""
-    rec = json.loads(TRUTH.read_text())["deals"][0]
-    table = solver.solve_table(Deal.parse(rec["pbn"]))
-    for seat in Seat:
-        for name, st in (("NT", Strain.NOTRUMP), ("S", Strain.SPADES), ("H", Strain.HEARTS),
-                         ("D", Strain.DIAMONDS), ("C", Strain.CLUBS)):
-            assert table[st][seat] == rec["dd_table"][seat.letter][name], (seat, name)
+    """Full 13-card tables against the DDS ground truth file (the first five deals; bench/dd.py runs many more)."""
+    for rec in json.loads(TRUTH.read_text())["deals"][:5]:
+        table = solver.solve_table(Deal.parse(rec["pbn"]))
+        for seat in Seat:
+            for name, st in (("NT", Strain.NOTRUMP), ("S", Strain.SPADES), ("H", Strain.HEARTS),
+                             ("D", Strain.DIAMONDS), ("C", Strain.CLUBS)):
+                assert table[st][seat] == rec["dd_table"][seat.letter][name], (rec["id"], seat, name)
+
+
+@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
+def test_trick1_ground_truth(solver):
+    """Every opening lead scored, on the first 25 deals of the DDS ground truth (strains and leaders rotate)."""
+    for rec in json.loads(TRUTH.read_text())["deals"][:25]:
+        t1 = rec["trick1"]
+        pos = Position.from_deal(Deal.parse(rec["pbn"]), Seat.parse(t1["leader"]))
+        got = solver.solve_cards(pos, Strain.parse(t1["strain"]))
+        assert {str(c): v for c, v in got.items()} == t1["scores"], rec["id"]
 
 
 @pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")

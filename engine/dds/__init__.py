@@ -5,6 +5,8 @@ Facade::
     solve_table(deal)                 -> DDTable: tricks for each declarer in each strain (table[Strain][Seat])
     solve_cards(position, trump)      -> {Card: tricks}: the score of every legal card of the player to move
     solve_many(positions, trump)      -> [{Card: tricks}, ...]: the PIMC batch, one solver and table for all
+    make_cards(position, trump, n)    -> {Card: bool}: does the side to move take at least n tricks after each card
+                                         (target mode: one boolean search per card, cheaper than scores)
 
 A ``Position`` is the remaining cards (a partial ``Deal``, the current trick's cards removed), the seat that led the
 current trick and the cards already played to it.  Scores count the tricks that the side to move takes from the
@@ -34,6 +36,7 @@ __all__ = [
     "solve_table",
     "solve_cards",
     "solve_many",
+    "make_cards",
     "DEFAULT_TT_MIB",
 ]
 
@@ -198,6 +201,23 @@ class Solver:
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
         return {Card(Suit(s), r): sc for s, r, sc in res}  # type: ignore[arg-type]
 
+    def make_cards(self, position: Position, trump: Strain, target: int) -> dict[Card, bool]:
+        """{card: the side to move takes at least ``target`` tricks from here (current trick included)} for every
+        legal card: one boolean search per card instead of exact scores (what making or defeating needs)."""
+        if not isinstance(position, Position):
+            raise TypeError(f"make_cards needs a Position, got {type(position).__name__}")
+        if position.tricks_left == 0:
+            return {}
+        res = self._core.make_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
+                                    [(int(c.suit), int(c.rank)) for c in position.trick], int(target))
+        res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
+        return {Card(Suit(s), r): ok for s, r, ok in res}  # type: ignore[arg-type]
+
+    def make_many(self, positions: Iterable[Position], trump: Strain,
+                  targets: Iterable[int]) -> list[dict[Card, bool]]:
+        """``make_cards`` for many positions (one target each), sharing this solver's table."""
+        return [self.make_cards(p, trump, t) for p, t in zip(positions, targets, strict=True)]
+
     def solve_many(self, positions: Iterable[Position], trump: Strain) -> list[dict[Card, int]]:
         """Score every legal card in each position (e.g. the worlds of a PIMC decision). One solver, so the
         transposition table and the ordering memory carry over from world to world."""
@@ -227,3 +247,8 @@ def solve_cards(position: Position, trump: Strain) -> dict[Card, int]:
 def solve_many(positions: Sequence[Position], trump: Strain) -> list[dict[Card, int]]:
     """Scores of every legal card in many positions (PIMC worlds), sharing one solver's table."""
     return _default().solve_many(positions, trump)
+
+
+def make_cards(position: Position, trump: Strain, target: int) -> dict[Card, bool]:
+    """For every legal card of the player to move: does his side take at least ``target`` tricks after it?"""
+    return _default().make_cards(position, trump, target)

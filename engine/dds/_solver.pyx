@@ -32,6 +32,9 @@ cdef extern from "ddcore.h" nogil:
     void dd_solve_table(DDSolver *s, const uint16_t hands[4][4], int out[5][4])
     int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
                        const int *cur_suit, const int *cur_rank, int *out_suit, int *out_rank, int *out_score)
+    int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
+                      const int *cur_suit, const int *cur_rank, int target,
+                      int *out_suit, int *out_rank, int *out_ok)
 
 OPT_TT = 1
 OPT_QUICK = 2
@@ -139,3 +142,27 @@ cdef class CoreSolver:
         if n < 0:
             raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
         return [(os[k], orr[k], osc[k]) for k in range(n)]
+
+    def make_cards(self, bits4, int trump, int first, cur, int target):
+        """Target mode: list of (suit, rank, ok), ok = the side to play takes >= target tricks after that card."""
+        cdef uint16_t h[4][4]
+        cdef int cs[4]
+        cdef int cr[4]
+        cdef int os[13]
+        cdef int orr[13]
+        cdef int ok[13]
+        cdef int n, k
+        cdef int ncur = len(cur)
+        if ncur > 3:
+            raise ValueError("a trick in progress holds at most 3 cards")
+        _load(h, bits4)
+        for k in range(ncur):
+            cs[k] = cur[k][0]
+            cr[k] = cur[k][1]
+        with nogil:
+            n = dd_make_cards(self.s, h, trump, first, ncur, cs, cr, target, os, orr, ok)
+        if n == -2:
+            raise RuntimeError("node limit reached")
+        if n < 0:
+            raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
+        return [(os[k], orr[k], ok[k] != 0) for k in range(n)]

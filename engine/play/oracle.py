@@ -71,6 +71,22 @@ class EngineDDOracle:
         self.calls += len(positions)
         return out
 
+    def make_cards_many(self, positions: Sequence[Position], needs: Sequence[int]) -> list[set[int]]:
+        """For each position: the legal cards after which the side to move takes at least ``needs[i]`` tricks
+        (target-mode searches: one boolean probe per card)."""
+        from ..cards import Card, Deal, Hand, Seat, Strain
+
+        out: list[set[int]] = [set() for _ in positions]
+        for i, (p, need) in enumerate(zip(positions, needs, strict=True)):
+            pos = self._dds.Position(
+                Deal((Hand(h) for h in p.hands), complete=False),
+                Seat(p.leader),
+                tuple(Card.from_index(c) for c in p.trick),
+            )
+            out[i] = {c.index for c, ok in self._solver.make_cards(pos, Strain(p.trump), need).items() if ok}
+        self.calls += len(positions)
+        return out
+
 
 def default_oracle() -> DDOracle:
     """The runtime oracle (engine.dds). Raises ``SolverUnavailable`` with a clear message if it is not built."""

@@ -963,9 +963,11 @@ static int probe_card(DDSolver *S, void *ctx, int target) {
     return res;
 }
 
-int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
-                   const int *cur_suit, const int *cur_rank,
-                   int *out_suit, int *out_rank, int *out_score) {
+/* Load a position with a trick in progress and generate the root moves (groups of equal cards, ordered best first).
+ * Returns the number of moves, 0 when no cards are left, -1 for an inconsistent position; *tleft_out and *pos_out
+ * describe the root. */
+static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+                      const int *cur_suit, const int *cur_rank, Move mv[13], int *tleft_out, int *pos_out) {
     if (!valid_hands(hands) || trump < 0 || trump > 4 || first < 0 || first > 3 || ncur < 0 || ncur > 3) return -1;
     uint16_t full[4][4];
     memcpy(full, hands, sizeof(full));
@@ -1003,15 +1005,57 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
     int pos = ncur;
     int p = (first + pos) & 3;
     S->maxside = p & 1;
-
-    /* root moves: all groups, unordered-by-killer; scores from MTD probes guessed from the best so far */
-    unsigned opts = S->opts;
-    Move mv[13];
+    /* root moves: all groups, without the killer move (it belongs to inner nodes) */
     uint16_t saved_kill = S->killer[tleft][pos];
     S->killer[tleft][pos] = 0;
     int n = gen_moves(S, T, p, pos, tleft, mv);
     S->killer[tleft][pos] = saved_kill;
-    (void)opts;
+    *tleft_out = tleft;
+    *pos_out = pos;
+    return n;
+}
+
+int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+                  const int *cur_suit, const int *cur_rank, int target,
+                  int *out_suit, int *out_rank, int *out_ok) {
+    Move mv[13];
+    int tleft = 0, pos = 0;
+    int n = root_setup(S, hands, trump, first, ncur, cur_suit, cur_rank, mv, &tleft, &pos);
+    if (n <= 0) return n;
+    for (int i = 1; i < n; i++) {   /* best first: a card that reaches the target is found early */
+        Move m = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].w < m.w) { mv[j + 1] = mv[j]; j--; }
+        mv[j + 1] = m;
+    }
+    int out = 0;
+    for (int i = 0; i < n; i++) {
+        int ok;
+        if (target <= 0) ok = 1;
+        else if (target > tleft) ok = 0;
+        else {
+            CardCtx c = {tleft, pos, mv[i].s, mv[i].r};
+            ok = probe_card(S, &c, target);
+            if (S->aborted) return -2;
+        }
+        for (unsigned g = mv[i].group; g; g &= g - 1) {
+            out_suit[out] = mv[i].s;
+            out_rank[out] = lb(g) + 2;
+            out_ok[out] = ok;
+            out++;
+        }
+    }
+    return out;
+}
+
+int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+                   const int *cur_suit, const int *cur_rank,
+                   int *out_suit, int *out_rank, int *out_score) {
+    Move mv[13];
+    int tleft = 0, pos = 0;
+    int n = root_setup(S, hands, trump, first, ncur, cur_suit, cur_rank, mv, &tleft, &pos);
+    if (n <= 0) return n;
+    const int p = (first + pos) & 3;
     const uint32_t sig = 0x80000000u | (uint32_t)tleft | (uint32_t)pos << 4 | (uint32_t)p << 6 | (uint32_t)trump << 8;
     const int remembered = S->root_sig == sig;
     int prev[13];

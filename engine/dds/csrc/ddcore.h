@@ -68,4 +68,11 @@ int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first
                    const int *cur_suit, const int *cur_rank,
                    int *out_suit, int *out_rank, int *out_score);
 
+/* Target mode: for every legal card of the player to move, out_ok = 1 if his side then takes at least `target`
+ * tricks (current trick included), else 0.  One boolean search per group of equal cards: cheaper than scores.
+ * Same conventions and return values as dd_solve_cards. */
+int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
+                  const int *cur_suit, const int *cur_rank, int target,
+                  int *out_suit, int *out_rank, int *out_ok);
+
 #endif
