@@ -68,6 +68,7 @@ typedef struct {
 
 struct DDSolver {
     uint16_t h[4][4];
+    uint64_t lenkey;       /* lengths_key() of h, kept up to date by put_card/take_back (sync_lenkey after loads) */
     int trump;
     int maxside;
     unsigned opts;
@@ -154,6 +155,8 @@ static inline uint64_t lengths_key(const DDSolver *S) {
     return k;
 }
 
+static inline void sync_lenkey(DDSolver *S) { S->lenkey = lengths_key(S); }
+
 /* Tables for the owner patterns, filled once when the library loads: PEXT_LO/HI gather the bits of x selected by a
  * mask m (a software PEXT in two halves of a 13-bit suit), SPREAD moves bit j to bit 2j. */
 static uint8_t PEXT_LO[128][128], PEXT_HI[64][64];
@@ -193,11 +196,15 @@ static inline void owner_patterns(const DDSolver *S, const uint16_t agg[4], uint
     }
 }
 
-/* The distribution's list head; with insert, created if absent (NULL when the table has no room). */
-static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
+static inline size_t dist_slot(const DDSolver *S, uint64_t key, int lt) {
     uint64_t x = (key ^ ((uint64_t)lt * 0x2545F4914F6CDD1DULL)) * 0x9E3779B97F4A7C15ULL;
     x ^= x >> 29;
-    size_t mask = S->ndists - 1, i = (size_t)(x >> 20) & mask;
+    return (size_t)(x >> 20) & (S->ndists - 1);
+}
+
+/* The distribution's list head; with insert, created if absent (NULL when the table has no room). */
+static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
+    size_t mask = S->ndists - 1, i = dist_slot(S, key, lt);
     uint8_t ltv = (uint8_t)(lt | 0x80);
     for (int k = 0; k < PROBE; k++, i = (i + 1) & mask) {
         Dist *d = &S->dists[i];
@@ -429,6 +436,7 @@ typedef struct { int pos, s, r; } Winner;
 static inline Winner put_card(DDSolver *S, Trick *T, int p, int pos, int s, int r) {
     const Winner old = {T->win_pos, T->win_s, T->win_r};
     S->h[p][s] ^= (uint16_t)(1u << r);
+    S->lenkey -= (uint64_t)1 << (4 * (4 * p + s));
     T->cs[pos] = s;
     T->cr[pos] = r;
     if (pos == 0) {
@@ -442,6 +450,7 @@ static inline Winner put_card(DDSolver *S, Trick *T, int p, int pos, int s, int 
 
 static inline void take_back(DDSolver *S, Trick *T, int p, int s, int r, Winner old) {
     S->h[p][s] ^= (uint16_t)(1u << r);
+    S->lenkey += (uint64_t)1 << (4 * (4 * p + s));
     T->win_pos = old.pos; T->win_s = old.s; T->win_r = old.r;
 }
 
@@ -642,6 +651,8 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         if (pos == 3) {
             int wh = (T->leader + T->win_pos) & 3;
             int t2 = target - (((wh & 1) == S->maxside) ? 1 : 0);
+            /* the next trick's table slot is known now: start loading it */
+            __builtin_prefetch(&S->dists[dist_slot(S, S->lenkey, wh | (S->trump << 2))]);
             res = trick_node(S, tleft - 1, wh, t2, cw);
             /* a card that beat another card of its suit won by rank: its rank matters */
             int ws = T->win_s, same = 0;
@@ -728,7 +739,7 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
      * more); near the end the cheap counts go first, as in DDS. */
     const int tt_first = use_tt && tleft >= TT_FIRST;
     if (use_tt) {
-        key = lengths_key(S);
+        key = S->lenkey;
         owner_patterns(S, T->agg, pat);
     }
     if (tt_first) {
@@ -915,6 +926,7 @@ int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int lead
     int n = total_cards(hands, 0);
     for (int h = 1; h < 4; h++) if (total_cards(hands, h) != n) return -1;
     memcpy(S->h, hands, sizeof(S->h));
+    sync_lenkey(S);
     S->trump = trump;
     S->aborted = 0;
     S->epoch++;
@@ -925,6 +937,7 @@ int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int lead
 void dd_solve_table(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
     int n = total_cards(hands, 0);
     memcpy(S->h, hands, sizeof(S->h));
+    sync_lenkey(S);
     S->aborted = 0;
     S->epoch++;
     static const int order[5] = {4, 3, 2, 1, 0};
@@ -1002,6 +1015,7 @@ static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int fi
         if (k == 0) { T->lead_suit = s; T->win_pos = 0; T->win_s = s; T->win_r = r; }
         else if (beats(s, r, T->win_s, T->win_r, trump)) { T->win_pos = k; T->win_s = s; T->win_r = r; }
     }
+    sync_lenkey(S);
     int pos = ncur;
     int p = (first + pos) & 3;
     S->maxside = p & 1;
