@@ -570,8 +570,10 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                 } else if (trump != DD_NT && s == trump) {
                     /* ruffing */
                     int over = beats(s, top, T->win_s, T->win_r, trump);
-                    if (pard_winning && pos == 3) w = -60 - top;
+                    int safe_w = pard_winning && (pos == 3 || T->win_s != ls || (T->win_r > later_max && !later_ruff));
+                    if (safe_w) w = -60 - top;   /* partner's card wins anyway: keep the trump */
                     else if (!over) w = -70 - top;
+                    else if (partner_wins_last) w = -20 - top;   /* partner, last, wins the trick without our ruff */
                     else w = (pard_winning ? 10 : 80) - top - (later_trump_max > top ? 40 : 0);
                 } else {
                     w -= 5 * top;
