@@ -679,8 +679,10 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         }
     }
     /* Every move failed: the result holds for the set where all moves lead into the children's sets.  A card
-     * searched for a whole group of touching cards speaks for the group only while the group stays touching, so
-     * when the fixed (non-x) cards reach into a group, the whole group must be fixed. */
+     * searched for a whole group of touching cards speaks for the group only while the group stays touching.  When
+     * the fixed (non-x) cards reach into a group, its x members need cover in the other positions of the set: a
+     * move of the same suit below the fixed cards covers every x of the suit (its child's set does not tell x's
+     * apart); without one, the whole group must be fixed. */
     uint16_t acc[4] = {acc0, acc1, acc2, acc3};
     if (S->opts & DD_OPT_EQUIV) {
         int changed = 1;
@@ -692,7 +694,11 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
                 int s = mv[i].s;
                 if (!acc[s]) continue;
                 int th = lb(acc[s]);
-                if (mv[i].r >= th && lb(g) < th) { acc[s] |= (uint16_t)(g & -g); changed = 1; }
+                if (mv[i].r >= th && lb(g) < th) {
+                    int covered = 0;
+                    for (int j = 0; j < n && !covered; j++) covered = mv[j].s == s && mv[j].r < th;
+                    if (!covered) { acc[s] |= (uint16_t)(g & -g); changed = 1; }
+                }
             }
         }
     }
