@@ -2,21 +2,24 @@
  *
  * Design (after DDS, Haglund & Hein, and Ginsberg's partition search):
  *  - zero-window searches "does the side MAX take >= target tricks from here?", driven MTD(f)-style by the roots;
- *  - at every trick boundary: trivial bounds, quick tricks for the leader, "later tricks" (sure tricks of top
- *    trumps / NT tops), then the transposition table;
+ *  - at every trick boundary: trivial bounds; the transposition table first when far from the end; sure tricks of
+ *    the side on lead as a concrete cash-out line (winners from the top, entries to partner, ruffs in partner's
+ *    hand, trumps drawn first, no round an opponent could ruff); "later tricks" of the other side (DDS's rules on
+ *    top trumps and notrump tops); then the table when near the end;
+ *  - at the second hand: the node is decided at once when his side surely wins the trick and needs no more;
  *  - the table stores *sets* of positions: for each suit only the owners of the cards ranking at or above the
  *    lowest card that won a trick by rank somewhere below matter (the rest are "x"s, whose only relevant property
  *    is how many each hand holds, which is in the key), with a lower and an upper bound on the tricks of the side
  *    on lead.  Ranks are relative (played cards skipped), so an entry matches positions reached by other routes,
  *    other declarers and other deals; the table therefore survives from one call to the next;
- *  - the table is hashed on (suit lengths of every hand, leader, trump) into buckets of BUCKET slots; one
- *    distribution needs many sets, so a bucket is large, its 16-bit tags sit in a contiguous row and an entry is
- *    read only on a tag match; replacement rotates a 16-slot window over the bucket and evicts free slots, then
- *    entries of earlier root calls, then the shallowest;
+ *  - two levels, as in DDS: an open-addressed table of (suit lengths of every hand, leader, trump), each heading a
+ *    chain of chunks holding that distribution's sets, newest first, scanned with two masked 64-bit compares per
+ *    set; a list keeps at most LIST_MAX sets (the oldest chunk is recycled) and a full pool clears the table;
  *  - one card of a sequence is searched (touching cards, judged on the cards present at the start of the trick),
  *    and a card that is an "x" of a failed sibling's proven set is skipped (small-card pruning);
- *  - moves ordered by bridge heuristics, the best lead remembered by the table first (a killer move per depth is
- *    available as an option but off: it cost more than it gained).
+ *  - moves ordered by bridge heuristics (leads: suits where the opponents hold few cards first, winners, partner's
+ *    entries; followers: win cheaply, let partner win, keep trumps), the lead that last cut off at this depth and
+ *    the best lead remembered by the table first.  bench/RESULTS.md measures what each of these buys.
  */
 #include "ddcore.h"
 
