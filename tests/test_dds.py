@@ -186,6 +186,26 @@ def test_solve_many_pimc_batch_matches_single_solves():
         assert got == dds_cards(pos, Strain.NOTRUMP)
 
 
+def test_threaded_batches_equal_single_thread():
+    """solve_many / make_many with two solvers in two threads: the same answers, in the same order; a bad item
+    raises in the caller's thread."""
+    rng = random.Random(31)
+    positions = []
+    for i in range(24):
+        pos, _ = random_position(rng, 6 + i % 4, i % 4)
+        positions.append(pos)
+    one = Solver(tt_mib=8)
+    two = Solver(tt_mib=8)
+    assert two.solve_many(positions, Strain.HEARTS, threads=2) == one.solve_many(positions, Strain.HEARTS)
+    targets = [p.tricks_left // 2 for p in positions]
+    assert two.make_many(positions, Strain.SPADES, targets, threads=2) == \
+        one.make_many(positions, Strain.SPADES, targets)
+    with pytest.raises(TypeError):
+        two.solve_many([*positions[:5], "not a position", *positions[5:]], Strain.NOTRUMP, threads=2)
+    with pytest.raises(ValueError):
+        two.solve_many(positions, Strain.NOTRUMP, threads=0)
+
+
 # ----------------------------------------------------------------------------------------------- facade
 
 def test_position_from_play_and_validation():

@@ -160,6 +160,8 @@ class Solver:
         if not 1 <= tt_mib <= 4096:
             raise ValueError(f"tt_mib must be 1..4096, got {tt_mib}")
         self._core = CoreSolver(tt_mib << 20)
+        self._tt_mib, self._options = tt_mib, options
+        self._helpers: list[Solver] = []  # extra solvers for threaded batches, created on first use
         if options is not None:  # feature switches (engine.dds._solver.OPT_*), for measurements
             self._core.set_options(options)
 
@@ -170,6 +172,8 @@ class Solver:
     def reset(self) -> None:
         """Forget everything learnt (only needed to time cold solves: what is kept is valid for any deal)."""
         self._core.reset()
+        for h in self._helpers:
+            h.reset()
 
     def stats(self) -> dict[str, int]:
         return self._core.stats()
@@ -213,15 +217,59 @@ class Solver:
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
         return {Card(Suit(s), r): ok for s, r, ok in res}  # type: ignore[arg-type]
 
-    def make_many(self, positions: Iterable[Position], trump: Strain,
-                  targets: Iterable[int]) -> list[dict[Card, bool]]:
-        """``make_cards`` for many positions (one target each), sharing this solver's table."""
-        return [self.make_cards(p, trump, t) for p, t in zip(positions, targets, strict=True)]
+    def make_many(self, positions: Iterable[Position], trump: Strain, targets: Iterable[int],
+                  threads: int = 1) -> list[dict[Card, bool]]:
+        """``make_cards`` for many positions (one target each), sharing this solver's table; ``threads`` as in
+        ``solve_many``."""
+        jobs = list(zip(positions, targets, strict=True))
+        return self._batch(lambda solver, job: solver.make_cards(job[0], trump, job[1]), jobs, threads)
 
-    def solve_many(self, positions: Iterable[Position], trump: Strain) -> list[dict[Card, int]]:
+    def solve_many(self, positions: Iterable[Position], trump: Strain, threads: int = 1) -> list[dict[Card, int]]:
         """Score every legal card in each position (e.g. the worlds of a PIMC decision). One solver, so the
-        transposition table and the ordering memory carry over from world to world."""
-        return [self.solve_cards(p, trump) for p in positions]
+        transposition table and the ordering memory carry over from world to world.
+
+        ``threads`` > 1 spreads the positions over that many solvers in as many threads (the core releases the
+        GIL): this solver and ``threads - 1`` helpers kept for later calls, each with a table of the same size."""
+        return self._batch(lambda solver, p: solver.solve_cards(p, trump), list(positions), threads)
+
+    def _batch(self, one, jobs: list, threads: int) -> list:
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        threads = min(threads, len(jobs))
+        if threads <= 1:
+            return [one(self, job) for job in jobs]
+        while len(self._helpers) < threads - 1:
+            self._helpers.append(Solver(tt_mib=self._tt_mib, options=self._options))
+        solvers = [self, *self._helpers[: threads - 1]]
+        out: list = [None] * len(jobs)
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+        next_job = iter(range(len(jobs)))
+
+        def work(solver: "Solver") -> None:
+            while True:
+                with lock:
+                    if errors:
+                        return
+                    i = next(next_job, None)
+                if i is None:
+                    return
+                try:
+                    out[i] = one(solver, jobs[i])
+                except BaseException as exc:  # re-raised in the caller's thread below
+                    with lock:
+                        errors.append(exc)
+                    return
+
+        workers = [threading.Thread(target=work, args=(s,), daemon=True) for s in solvers[1:]]
+        for w in workers:
+            w.start()
+        work(solvers[0])
+        for w in workers:
+            w.join()
+        if errors:
+            raise errors[0]
+        return out
 
 
 _local = threading.local()
@@ -244,9 +292,10 @@ def solve_cards(position: Position, trump: Strain) -> dict[Card, int]:
     return _default().solve_cards(position, trump)
 
 
-def solve_many(positions: Sequence[Position], trump: Strain) -> list[dict[Card, int]]:
-    """Scores of every legal card in many positions (PIMC worlds), sharing one solver's table."""
-    return _default().solve_many(positions, trump)
+def solve_many(positions: Sequence[Position], trump: Strain, threads: int = 1) -> list[dict[Card, int]]:
+    """Scores of every legal card in many positions (PIMC worlds), sharing one solver's table (``threads``
+    solvers in as many threads when asked)."""
+    return _default().solve_many(positions, trump, threads)
 
 
 def make_cards(position: Position, trump: Strain, target: int) -> dict[Card, bool]:

@@ -38,7 +38,7 @@ class EngineDDOracle:
     any deal, so it carries over between the many small, similar searches of PIMC and αμ.
     """
 
-    def __init__(self, tt_mib: int | None = None) -> None:
+    def __init__(self, tt_mib: int | None = None, threads: int = 1) -> None:
         try:
             from .. import dds
         except ImportError as exc:  # pragma: no cover - depends on the build
@@ -48,6 +48,9 @@ class EngineDDOracle:
             ) from exc
         self._dds = dds
         self._solver = dds.Solver() if tt_mib is None else dds.Solver(tt_mib)
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        self.threads = threads  # solvers working on one batch, one thread each
         self.calls = 0
 
     def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
@@ -66,7 +69,7 @@ class EngineDDOracle:
                 )
                 for i in idx
             ]
-            for i, res in zip(idx, self._solver.solve_many(batch, Strain(trump))):
+            for i, res in zip(idx, self._solver.solve_many(batch, Strain(trump), self.threads)):
                 out[i] = {c.index: t for c, t in res.items()}
         self.calls += len(positions)
         return out
@@ -76,14 +79,24 @@ class EngineDDOracle:
         (target-mode searches: one boolean probe per card)."""
         from ..cards import Card, Deal, Hand, Seat, Strain
 
+        if len(needs) != len(positions):
+            raise ValueError(f"{len(positions)} positions but {len(needs)} trick targets")
         out: list[set[int]] = [set() for _ in positions]
-        for i, (p, need) in enumerate(zip(positions, needs, strict=True)):
-            pos = self._dds.Position(
-                Deal((Hand(h) for h in p.hands), complete=False),
-                Seat(p.leader),
-                tuple(Card.from_index(c) for c in p.trick),
-            )
-            out[i] = {c.index for c, ok in self._solver.make_cards(pos, Strain(p.trump), need).items() if ok}
+        by_trump: dict[int, list[int]] = {}
+        for i, p in enumerate(positions):
+            by_trump.setdefault(p.trump, []).append(i)
+        for trump, idx in by_trump.items():
+            batch = [
+                self._dds.Position(
+                    Deal((Hand(h) for h in positions[i].hands), complete=False),
+                    Seat(positions[i].leader),
+                    tuple(Card.from_index(c) for c in positions[i].trick),
+                )
+                for i in idx
+            ]
+            answers = self._solver.make_many(batch, Strain(trump), [needs[i] for i in idx], self.threads)
+            for i, res in zip(idx, answers):
+                out[i] = {c.index for c, ok in res.items() if ok}
         self.calls += len(positions)
         return out
 

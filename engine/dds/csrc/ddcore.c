@@ -505,11 +505,20 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     if (lr || rr) ws -= 60;
                     else if (!S->h[q][s] && S->h[q][trump]) ws += 35;
                 }
-                if (!((hs >> topr) & 1u) && !((S->h[q][s] >> topr) & 1u)) {
-                    /* lead through LHO towards partner's tenace */
-                    if ((S->h[l][s] >> topr) & 1u && S->h[q][s] &&
-                        hb(S->h[q][s]) > hb(theirs & ~(1u << topr) ? theirs & ~(1u << topr) : 1u))
-                        ws += 20;
+                {
+                    unsigned a2 = aggs & ~(1u << topr);
+                    int sec = a2 ? hb(a2) : -1;
+                    unsigned a3 = sec >= 0 ? a2 & ~(1u << sec) : 0;
+                    int thd = a3 ? hb(a3) : -1;
+                    int sec_q = sec >= 0 && ((S->h[q][s] >> sec) & 1u), sec_p = sec >= 0 && ((hs >> sec) & 1u);
+                    int thd_q = thd >= 0 && ((S->h[q][s] >> thd) & 1u), thd_p = thd >= 0 && ((hs >> thd) & 1u);
+                    if (!((hs >> topr) & 1u) && !((S->h[q][s] >> topr) & 1u)) {
+                        /* LHO holds the top and partner the second: lead through (a finesse) */
+                        if (((S->h[l][s] >> topr) & 1u) && sec_q && pc(S->h[q][s]) > 1) ws += 50;
+                        /* the side holds the second and third best: the suit is ours after one round */
+                        if ((sec_q && thd_p) || (sec_p && thd_q && pc(S->h[q][s]) > 1)) ws += 35;
+                        if ((S->h[r][s] >> topr) & 1u && pc(S->h[r][s]) > 1) ws -= 25;
+                    }
                 }
                 {   /* a suit where the opponents hold many cards grows a larger tree (as in DDS): lead it late */
                     int cl = pc(S->h[l][s]), cr = pc(S->h[r][s]);
@@ -520,10 +529,12 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                 if (trump == DD_NT) ws += 2 * pc(ours) - pc(theirs);
                 else if (s == trump && ((ours >> topr) & 1u)) ws += 20;
             } else if (s != ls && !(trump != DD_NT && s == trump)) {
-                /* discarding: low cards of suits where we hold no winners, from long suits */
-                ws = -10 + 4 * pc(hs);
-                if ((hs >> topr) & 1u) ws -= 25;
-                if (pc(hs) == 1 && S->h[q][s] && !((S->h[q][s] >> topr) & 1u)) ws += 3;
+                /* discarding: from long suits, low cards; not a stiff winner nor the guard of a second-best card
+                 * (as in DDS: length matters more than rank) */
+                ws = -10 + 2 * pc(hs);
+                if (pc(hs) == 1 && ((hs >> topr) & 1u)) ws -= 4;   /* a stiff winner */
+                {   unsigned a2 = aggs & ~(1u << topr);
+                    if (pc(hs) == 2 && a2 && ((hs >> hb(a2)) & 1u)) ws -= 3; }   /* Kx */
             }
         }
         /* groups of touching cards, highest first */
@@ -579,7 +590,7 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     else if (partner_wins_last) w = -20 - top;   /* partner, last, wins the trick without our ruff */
                     else w = (pard_winning ? 10 : 80) - top - (later_trump_max > top ? 40 : 0);
                 } else {
-                    w -= 5 * top;
+                    w -= top;
                 }
             }
             if (s == ks && ((g >> kr) & 1u)) w += 150;
