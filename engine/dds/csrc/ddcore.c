@@ -366,6 +366,9 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
     const int l = (leader + 1) & 3, r = (leader + 3) & 3;
     int c = leader, tricks = 0;
     win[0] = win[1] = win[2] = win[3] = 0;
+    /* A round the opponents cannot follow is won whatever the ranks; which of our hands wins it only matters if
+     * another round follows, so that rank is fixed only then. */
+    int pend_s = -1, pend_r = 0;
     while (tricks < need) {
         const int q = c ^ 2;
         const int lt = trump != DD_NT && hh[l][trump], rt = trump != DD_NT && hh[r][trump];
@@ -403,6 +406,7 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
             int tc = ruff_high ? hb(hh[q][trump]) : lb(hh[q][trump]);
             hh[q][trump] ^= (uint16_t)(1u << tc);
             if (ruff_high) win[trump] |= (uint16_t)(1u << tc);
+            if (pend_s >= 0) { win[pend_s] |= (uint16_t)(1u << pend_r); pend_s = -1; }
             if (hh[l][s]) hh[l][s] &= (uint16_t)(hh[l][s] - 1);
             if (hh[r][s]) hh[r][s] &= (uint16_t)(hh[r][s] - 1);
             tricks++;
@@ -413,7 +417,9 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
         }
         unsigned opp = hh[l][s] | hh[r][s];
         int wc = qc > cc ? qc : cc;
-        if (opp || qc >= 0) win[s] |= (uint16_t)(1u << wc);
+        if (pend_s >= 0) { win[pend_s] |= (uint16_t)(1u << pend_r); pend_s = -1; }
+        if (opp) win[s] |= (uint16_t)(1u << wc);
+        else if (qc >= 0) { pend_s = s; pend_r = wc; }
         hh[c][s] ^= (uint16_t)(1u << cc);
         if (qc >= 0) hh[q][s] ^= (uint16_t)(1u << qc);
         else discard_one(hh, q, trump);
