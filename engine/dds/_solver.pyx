@@ -1,6 +1,6 @@
 # distutils: sources = engine/dds/csrc/ddcore.c
 # distutils: include_dirs = engine/dds/csrc
-# distutils: depends = engine/dds/csrc/ddcore.h
+# distutils: depends = engine/dds/csrc/ddcore.h engine/dds/csrc/core.h engine/dds/csrc/tt.h engine/dds/csrc/sure_tricks.h engine/dds/csrc/moves.h
 """Thin typed wrapper over the C search core (csrc/ddcore.c). No Python objects reach the search; every entry
 point runs with the GIL released, so one ``CoreSolver`` per thread solves in parallel."""
 from libc.stdint cimport uint16_t, uint64_t
