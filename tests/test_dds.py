@@ -155,6 +155,22 @@ def test_trick1_ground_truth(solver):
 
 
 @pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
+def test_tiny_table_clears_and_recycles_and_stays_exact():
+    """A 1 MiB table fills within one opening-lead search and is cleared mid-search; a long search fills some
+    distribution's list, which recycles its oldest chunk. Answers must not change."""
+    deals = json.loads(TRUTH.read_text())["deals"]
+    tiny, small = Solver(tt_mib=1), Solver(tt_mib=16)
+    for s, recs in ((tiny, deals[20:25]), (small, deals[28:29])):
+        for rec in recs:
+            t1 = rec["trick1"]
+            pos = Position.from_deal(Deal.parse(rec["pbn"]), Seat.parse(t1["leader"]))
+            got = s.solve_cards(pos, Strain.parse(t1["strain"]))
+            assert {str(c): v for c, v in got.items()} == t1["scores"], rec["id"]
+    assert tiny.stats()["tt_clears"] > 0        # the pool filled up and was cleared mid-search
+    assert small.stats()["tt_recycled"] > 0     # a distribution's list reached its cap and recycled a chunk
+
+
+@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_midplay_ground_truth(solver):
     for rec in json.loads(TRUTH.read_text())["deals"][:60]:
         mp = rec["midplay"]

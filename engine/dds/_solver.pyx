@@ -20,6 +20,8 @@ cdef extern from "ddcore.h" nogil:
         uint64_t k_sum
         uint64_t n_sum
         uint64_t by_depth[14]
+        uint64_t tt_clears
+        uint64_t tt_recycled
     DDSolver *dd_new(size_t tt_bytes)
     void dd_free(DDSolver *s)
     void dd_reset(DDSolver *s)
@@ -89,7 +91,8 @@ cdef class CoreSolver:
                 "tt_stores": st.tt_stores, "qt_cuts": st.qt_cuts,
                 "cut_first": st.cut_first, "cut_later": st.cut_later, "all_nodes": st.all_nodes,
                 "k_sum": st.k_sum, "n_sum": st.n_sum,
-                "by_depth": [st.by_depth[i] for i in range(14)]}
+                "by_depth": [st.by_depth[i] for i in range(14)],
+                "tt_clears": st.tt_clears, "tt_recycled": st.tt_recycled}
 
     def clear_stats(self):
         dd_clear_stats(self.s)

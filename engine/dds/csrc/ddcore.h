@@ -22,9 +22,11 @@ typedef struct {
     uint64_t tt_hits;      /* cut-offs from the transposition table */
     uint64_t tt_stores;
     uint64_t qt_cuts;      /* cut-offs from quick/later tricks */
-    uint64_t cut_first, cut_later, all_nodes;
-    uint64_t k_sum, n_sum;
-    uint64_t by_depth[14];  /* trick nodes by tricks left */  /* fixed cards / all cards over stored entries (how general the sets are) */  /* card nodes: cut-off by the first move, by a later one, none */
+    uint64_t cut_first, cut_later, all_nodes;   /* card nodes: cut-off by the first move, by a later one, none */
+    uint64_t k_sum, n_sum;  /* fixed cards / all cards over stored entries (how general the sets are) */
+    uint64_t by_depth[14];  /* trick nodes by tricks left */
+    uint64_t tt_clears;     /* times the table's pool filled up and the table was cleared */
+    uint64_t tt_recycled;   /* chunks taken back from full per-distribution lists */
 } DDStats;
 
 /* Feature switches, to measure what each technique buys (all on by default). */
@@ -39,11 +41,11 @@ typedef struct {
 #define DD_OPT_ALL       255u
 #define DD_OPT_DEFAULT   DD_OPT_ALL
 
-/* tt_bytes: memory for the transposition table (at least 64 KiB; nbuckets < 2^32).
- * Returns NULL if the allocation fails. */
+/* tt_bytes: memory for the transposition table (raised to 256 KiB if smaller); about a sixth goes to the
+ * distribution heads, the rest to the pool of chunks.  Returns NULL if the allocation fails. */
 DDSolver *dd_new(size_t tt_bytes);
 void dd_free(DDSolver *s);
-/* Forget the transposition table (cheap: bumps a generation counter) and the ordering memory. */
+/* Forget the transposition table (clears the distribution heads, a sixth of its memory) and the ordering memory. */
 void dd_reset(DDSolver *s);
 size_t dd_tt_bytes(const DDSolver *s);
 void dd_set_options(DDSolver *s, unsigned opts);

@@ -143,7 +143,7 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
     uint8_t bst = best ? (uint8_t)(0x80 | (best & 0x3f)) : 0;
 
     Dist *d = dist_find(S, key, lt, 1);
-    if (!d) { tt_clear(S); d = dist_find(S, key, lt, 1); }
+    if (!d) { tt_clear(S); S->st.tt_clears++; d = dist_find(S, key, lt, 1); }
     /* the same set already stored: tighten its bounds */
     for (uint32_t c = d->head; c; ) {
         Chunk *ch = &S->chunks[c - 1];
@@ -166,6 +166,7 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
             uint32_t prev = d->head;
             while (S->chunks[prev - 1].next != d->tail) prev = S->chunks[prev - 1].next;
             c = d->tail;
+            S->st.tt_recycled++;
             S->chunks[prev - 1].next = 0;
             d->tail = prev;
             d->count = (uint16_t)(d->count - S->chunks[c - 1].n);
@@ -173,6 +174,7 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
             if (S->used_chunks == S->nchunks) {
                 /* pool exhausted: start again (sound: the table only ever speeds the search up) */
                 tt_clear(S);
+                S->st.tt_clears++;
                 d = dist_find(S, key, lt, 1);
             }
             c = (uint32_t)(++S->used_chunks);
