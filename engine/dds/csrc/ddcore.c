@@ -100,9 +100,21 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
             if (top > T->cr[0] && (!S->h[l][ls] || hb(S->h[l][ls]) < top)) {
                 sure = 1;
                 w[ls] = (uint16_t)(1u << top);
-                if (need >= 2 && trump == DD_NT) {
-                    int hh = (S->h[p][ls] >> top) & 1u ? p : q;
+                int hh = (S->h[p][ls] >> top) & 1u ? p : q;
+                int opp_trumps = trump != DD_NT && (S->h[hh ^ 1][trump] | S->h[hh ^ 3][trump]);
+                if (need >= 2 && trump != DD_NT && S->h[hh][trump]) {
+                    /* the winner then draws top trumps of his own */
+                    unsigned a = S->h[0][trump] | S->h[1][trump] | S->h[2][trump] | S->h[3][trump];
+                    if (ls == trump) a &= ~(1u << top);   /* that one wins the current trick */
+                    while (a && sure < need) {
+                        int x = hb(a);
+                        if (!((S->h[hh][trump] >> x) & 1u)) break;
+                        sure++; w[trump] |= (uint16_t)(1u << x); a ^= 1u << x;
+                    }
+                }
+                if (need >= 2 && !opp_trumps && ls != trump) {
                     for (int s = 0; s < 4 && sure < need; s++) {
+                        if (s == trump) continue;
                         if (s == ls || !S->h[hh][s]) continue;
                         unsigned rest = S->h[hh ^ 1][s] | S->h[hh ^ 2][s] | S->h[hh ^ 3][s];
                         if (!rest) sure += pc(S->h[hh][s]);          /* a suit nobody else holds */
