@@ -216,6 +216,7 @@ class Rank(IntEnum):
 
 
 _RANK_LETTERS = "23456789TJQKA"
+_RANK_INDEX = {ch: i for i, ch in enumerate(_RANK_LETTERS)}  # rank letter -> 0..12 (2..A)
 FULL_SUIT = (1 << 13) - 1
 ALL_CARDS = (1 << 52) - 1
 #: High-card points of each 13-bit suit pattern is the sum over its bits; precomputed per suit mask.
@@ -332,9 +333,10 @@ class Hand:
         for suit, part in zip(SUITS_HIGH_FIRST, parts):
             p = part.strip().upper().replace("10", "T")
             for ch in p:
-                if ch not in _RANK_LETTERS:
+                r = _RANK_INDEX.get(ch)
+                if r is None:
                     raise ParseError(f"hand {text!r}: {ch!r} is not a rank (expected AKQJT98765432)")
-                bit = 1 << (13 * suit + _RANK_LETTERS.index(ch))
+                bit = 1 << (13 * suit + r)
                 if bits & bit:
                     raise InvalidDealError(f"card {Card(suit, Rank(_RANK_LETTERS.index(ch) + 2))} appears twice")
                 bits |= bit

@@ -147,6 +147,11 @@ class Position:
         return list(hand)
 
 
+def _card(suit: int, rank: int) -> Card:
+    """The Card for the core's (suit, rank 2..14), from the shared table of 52 (no enum construction per call)."""
+    return Card.from_index(13 * suit + rank - 2)
+
+
 def _bits(deal: Deal) -> tuple[int, int, int, int]:
     return tuple(h.bits for h in deal.hands)  # type: ignore[return-value]
 
@@ -203,7 +208,7 @@ class Solver:
         res = self._core.solve_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
                                      [(int(c.suit), int(c.rank)) for c in position.trick])
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
-        return {Card(Suit(s), r): sc for s, r, sc in res}  # type: ignore[arg-type]
+        return {_card(s, r): sc for s, r, sc in res}
 
     def make_cards(self, position: Position, trump: Strain, target: int) -> dict[Card, bool]:
         """{card: the side to move takes at least ``target`` tricks from here (current trick included)} for every
@@ -215,7 +220,7 @@ class Solver:
         res = self._core.make_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
                                     [(int(c.suit), int(c.rank)) for c in position.trick], int(target))
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
-        return {Card(Suit(s), r): ok for s, r, ok in res}  # type: ignore[arg-type]
+        return {_card(s, r): ok for s, r, ok in res}
 
     def make_many(self, positions: Iterable[Position], trump: Strain, targets: Iterable[int],
                   threads: int = 1) -> list[dict[Card, bool]]:
