@@ -308,14 +308,24 @@ def main(argv=None) -> int:
     filtered: dict[int, dict] = {}
     played: dict[tuple[int, str], dict] = {}
     if out.exists():
-        for line in out.read_text().splitlines():
-            rec = json.loads(line)
+        for n, line in enumerate(out.read_text().splitlines(), 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                # a run killed mid-write leaves a partial last line: that record is simply redone
+                print(f"  {out}:{n}: unreadable record skipped ({line[:60]!r}...)", file=sys.stderr)
+                continue
             if rec.get("settings") != settings_key:
                 continue
             if rec["type"] == "filter":
                 filtered[rec["i"]] = rec
             elif rec["type"] == "play":
                 played[(rec["i"], rec["config"])] = rec
+
+    # a partial last line (a killed run) must not swallow the next record: end it first
+    if out.exists() and out.stat().st_size and not out.read_bytes().endswith(b"\n"):
+        with out.open("a") as f:
+            f.write("\n")
 
     def append(rec: dict) -> None:
         rec["settings"] = settings_key
