@@ -478,13 +478,17 @@ _INSTANCES: dict = {}
 
 
 def _instances(rule: CompiledRule, b: dict[str, int], last: Call | None):
+    # Keyed by id(rule) for speed; the entry keeps the rule itself, so while it is cached its id cannot be reused
+    # by another rule (systems are loaded and dropped in one process, e.g. by tests), and a hit is checked by
+    # identity.
     key = (id(rule), tuple(sorted(b.items())), last.index if last is not None else -1)
-    r = _INSTANCES.get(key)
-    if r is None:
-        r = tuple(_instances_uncached(rule, b, last))
-        if len(_INSTANCES) > 200000:
-            _INSTANCES.clear()
-        _INSTANCES[key] = r
+    hit = _INSTANCES.get(key)
+    if hit is not None and hit[0] is rule:
+        return hit[1]
+    r = tuple(_instances_uncached(rule, b, last))
+    if len(_INSTANCES) > 200000:
+        _INSTANCES.clear()
+    _INSTANCES[key] = (rule, r)
     return r
 
 
@@ -512,16 +516,17 @@ def _instances_uncached(rule: CompiledRule, b: dict[str, int], last: Call | None
             yield Call.bid(level, strain), bb
 
 
-# Interval hulls per (rule, suit bindings), computed once: rules are immutable for the life of the process.
+# Interval hulls per (rule, suit bindings), computed once per rule object (rules are immutable).
 _RANGES: dict = {}
 
 
 def _ranges_cached(rule: CompiledRule, bindings: tuple):
-    key = (id(rule), bindings)
-    r = _RANGES.get(key)
-    if r is None:
-        r = extract_ranges(rule.when_tree, dict(bindings))
-        _RANGES[key] = r
+    key = (id(rule), bindings)   # the entry keeps the rule: see _instances
+    hit = _RANGES.get(key)
+    if hit is not None and hit[0] is rule:
+        return hit[1]
+    r = extract_ranges(rule.when_tree, dict(bindings))
+    _RANGES[key] = (rule, r)
     return r
 
 
