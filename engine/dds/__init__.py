@@ -201,26 +201,24 @@ class Solver:
     def solve_cards(self, position: Position, trump: Strain) -> dict[Card, int]:
         """{card: tricks the side to move takes from here (current trick included)} for every legal card,
         highest-scoring first, then by suit and rank."""
-        if not isinstance(position, Position):
-            raise TypeError(f"solve_cards needs a Position, got {type(position).__name__}")
-        if position.tricks_left == 0:
-            return {}
-        res = self._core.solve_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
-                                     [(int(c.suit), int(c.rank)) for c in position.trick])
-        res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
-        return {_card(s, r): sc for s, r, sc in res}
+        return self._per_card(self._core.solve_cards, "solve_cards", position, trump)
 
     def make_cards(self, position: Position, trump: Strain, target: int) -> dict[Card, bool]:
         """{card: the side to move takes at least ``target`` tricks from here (current trick included)} for every
         legal card: one boolean search per card instead of exact scores (what making or defeating needs)."""
+        return self._per_card(self._core.make_cards, "make_cards", position, trump, int(target))
+
+    @staticmethod
+    def _per_card(core_call, name: str, position: Position, trump: Strain, *extra) -> dict:
+        """One root call of the core (scores or target mode): best answers first, then by suit and rank."""
         if not isinstance(position, Position):
-            raise TypeError(f"make_cards needs a Position, got {type(position).__name__}")
+            raise TypeError(f"{name} needs a Position, got {type(position).__name__}")
         if position.tricks_left == 0:
             return {}
-        res = self._core.make_cards(_bits(position.hands), int(Strain(trump)), int(position.leader),
-                                    [(int(c.suit), int(c.rank)) for c in position.trick], int(target))
+        res = core_call(_bits(position.hands), int(Strain(trump)), int(position.leader),
+                        [(int(c.suit), int(c.rank)) for c in position.trick], *extra)
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
-        return {_card(s, r): ok for s, r, ok in res}
+        return {_card(s, r): v for s, r, v in res}
 
     def make_many(self, positions: Iterable[Position], trump: Strain, targets: Iterable[int],
                   threads: int = 1) -> list[dict[Card, bool]]:

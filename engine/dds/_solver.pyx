@@ -60,6 +60,26 @@ cdef inline void _load(uint16_t h[4][4], object bits4) except *:
             h[i][s] = <uint16_t>((b >> (13 * s)) & 0x1FFF)
 
 
+cdef inline int _load_position(uint16_t h[4][4], int *cs, int *cr, object bits4, object cur) except -1:
+    """Hands and the current trick's cards (list of (suit, rank), at most 3) into C arrays; returns their count."""
+    cdef int k
+    cdef int ncur = len(cur)
+    if ncur > 3:
+        raise ValueError("a trick in progress holds at most 3 cards")
+    _load(h, bits4)
+    for k in range(ncur):
+        cs[k] = cur[k][0]
+        cr[k] = cur[k][1]
+    return ncur
+
+
+cdef inline void _check_root(int n) except *:
+    if n == -2:
+        raise RuntimeError("node limit reached")
+    if n < 0:
+        raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
+
+
 cdef class CoreSolver:
     """One search state (transposition table + ordering memory). Not shared between threads."""
     cdef DDSolver *s
@@ -131,19 +151,10 @@ cdef class CoreSolver:
         cdef int orr[13]
         cdef int osc[13]
         cdef int n, k
-        cdef int ncur = len(cur)
-        if ncur > 3:
-            raise ValueError("a trick in progress holds at most 3 cards")
-        _load(h, bits4)
-        for k in range(ncur):
-            cs[k] = cur[k][0]
-            cr[k] = cur[k][1]
+        cdef int ncur = _load_position(h, cs, cr, bits4, cur)
         with nogil:
             n = dd_solve_cards(self.s, h, trump, first, ncur, cs, cr, os, orr, osc)
-        if n == -2:
-            raise RuntimeError("node limit reached")
-        if n < 0:
-            raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
+        _check_root(n)
         return [(os[k], orr[k], osc[k]) for k in range(n)]
 
     def make_cards(self, bits4, int trump, int first, cur, int target):
@@ -155,17 +166,8 @@ cdef class CoreSolver:
         cdef int orr[13]
         cdef int ok[13]
         cdef int n, k
-        cdef int ncur = len(cur)
-        if ncur > 3:
-            raise ValueError("a trick in progress holds at most 3 cards")
-        _load(h, bits4)
-        for k in range(ncur):
-            cs[k] = cur[k][0]
-            cr[k] = cur[k][1]
+        cdef int ncur = _load_position(h, cs, cr, bits4, cur)
         with nogil:
             n = dd_make_cards(self.s, h, trump, first, ncur, cs, cr, target, os, orr, ok)
-        if n == -2:
-            raise RuntimeError("node limit reached")
-        if n < 0:
-            raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
+        _check_root(n)
         return [(os[k], orr[k], ok[k] != 0) for k in range(n)]

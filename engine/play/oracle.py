@@ -53,13 +53,13 @@ class EngineDDOracle:
         self.threads = threads  # solvers working on one batch, one thread each
         self.calls = 0
 
-    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+    def _batches(self, positions: Sequence[Position]):
+        """(strain, indices, engine.dds positions) for each trump among ``positions`` (one solver call each)."""
         from ..cards import Card, Deal, Hand, Seat, Strain
 
         by_trump: dict[int, list[int]] = {}
         for i, p in enumerate(positions):
             by_trump.setdefault(p.trump, []).append(i)
-        out: list[dict[int, int]] = [{} for _ in positions]
         for trump, idx in by_trump.items():
             batch = [
                 self._dds.Position(
@@ -69,7 +69,12 @@ class EngineDDOracle:
                 )
                 for i in idx
             ]
-            for i, res in zip(idx, self._solver.solve_many(batch, Strain(trump), self.threads)):
+            yield Strain(trump), idx, batch
+
+    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+        out: list[dict[int, int]] = [{} for _ in positions]
+        for strain, idx, batch in self._batches(positions):
+            for i, res in zip(idx, self._solver.solve_many(batch, strain, self.threads)):
                 out[i] = {c.index: t for c, t in res.items()}
         self.calls += len(positions)
         return out
@@ -77,24 +82,11 @@ class EngineDDOracle:
     def make_cards_many(self, positions: Sequence[Position], needs: Sequence[int]) -> list[set[int]]:
         """For each position: the legal cards after which the side to move takes at least ``needs[i]`` tricks
         (target-mode searches: one boolean probe per card)."""
-        from ..cards import Card, Deal, Hand, Seat, Strain
-
         if len(needs) != len(positions):
             raise ValueError(f"{len(positions)} positions but {len(needs)} trick targets")
         out: list[set[int]] = [set() for _ in positions]
-        by_trump: dict[int, list[int]] = {}
-        for i, p in enumerate(positions):
-            by_trump.setdefault(p.trump, []).append(i)
-        for trump, idx in by_trump.items():
-            batch = [
-                self._dds.Position(
-                    Deal((Hand(h) for h in positions[i].hands), complete=False),
-                    Seat(positions[i].leader),
-                    tuple(Card.from_index(c) for c in positions[i].trick),
-                )
-                for i in idx
-            ]
-            answers = self._solver.make_many(batch, Strain(trump), [needs[i] for i in idx], self.threads)
+        for strain, idx, batch in self._batches(positions):
+            answers = self._solver.make_many(batch, strain, [needs[i] for i in idx], self.threads)
             for i, res in zip(idx, answers):
                 out[i] = {c.index for c, ok in res.items() if ok}
         self.calls += len(positions)
