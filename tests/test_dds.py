@@ -132,6 +132,38 @@ def test_tables_of_endings_match_dds(solver):
         assert [list(r) for r in ours.tricks] == dds_table(ending), ending
 
 
+
+def test_suits_only_one_side_holds(solver):
+    """Sure tricks in a suit the opponents are void in: the longer hand runs it when its top card beats the other
+    hand's lowest (the other hand unblocks), else the suit is blocked."""
+    # N to lead, notrump: four heart tricks (South unblocks the queen under the king)
+    deal = Deal.parse("N:.K742.. AKQJ... 2.Q83.. ..AKQ.2", complete=False)
+    assert max(solver.solve_cards(Position.from_deal(deal, Seat.NORTH), Strain.NOTRUMP).values()) == 4
+    # blocked: South's AKQ beat all of North's 5432: three tricks whoever starts
+    blocked = Deal.parse("N:.5432.. AKQJ... 2.AKQ.. ..AKQJ.", complete=False)
+    assert max(solver.solve_cards(Position.from_deal(blocked, Seat.NORTH), Strain.NOTRUMP).values()) == 3
+    assert max(solver.solve_cards(Position.from_deal(blocked, Seat.SOUTH), Strain.NOTRUMP).values()) == 3
+    # random endings with one suit dealt to North-South only, every strain and leader, against DDS
+    rng = random.Random(9090)
+    for _ in range(25):
+        n = rng.randrange(4, 9)
+        free = Suit(rng.randrange(4))
+        ns_cards = rng.sample([Card(free, Rank(r)) for r in range(2, 15)], rng.randrange(3, 2 * n - 1))
+        k = rng.randrange(max(1, len(ns_cards) - n), min(n, len(ns_cards) - 1) + 1)
+        rest = [Card(su, Rank(r)) for su in Suit for r in range(2, 15) if su != free]
+        rng.shuffle(rest)
+        north = ns_cards[:k] + rest[: n - k]
+        rest = rest[n - k:]
+        south = ns_cards[k:] + rest[: n - (len(ns_cards) - k)]
+        rest = rest[n - (len(ns_cards) - k):]
+        east, west = rest[:n], rest[n: 2 * n]
+        deal = Deal([Hand.from_cards(h) for h in (north, east, south, west)], complete=False)
+        strain = Strain(rng.randrange(5))
+        for leader in Seat:
+            pos = Position.from_deal(deal, leader)
+            assert solver.solve_cards(pos, strain) == dds_cards(pos, strain), (deal, strain, leader)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_full_table_matches_ground_truth(solver):

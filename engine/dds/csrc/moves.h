@@ -73,12 +73,14 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     if (!cr) cr = tleft + 1;
                     ws -= (cl + cr) * (trump == DD_NT ? 16 : 24);
                 }
+                /* partner void and unable to ruff: he can neither win nor unblock the suit */
+                if (!S->h[q][s] && (trump == DD_NT || !S->h[q][trump])) ws -= 25;
                 if (trump == DD_NT) ws += 2 * pc(ours) - pc(theirs);
                 else if (s == trump && ((ours >> topr) & 1u)) ws += 20;
             } else if (s != ls && !(trump != DD_NT && s == trump)) {
                 /* discarding: from long suits, low cards; not a stiff winner nor the guard of a second-best card
                  * (as in DDS: length matters more than rank) */
-                ws = -10 + 2 * pc(hs);
+                ws = -10 + 3 * pc(hs);
                 if (pc(hs) == 1 && ((hs >> topr) & 1u)) ws -= 4;   /* a stiff winner */
                 {   unsigned a2 = aggs & ~(1u << topr);
                     if (pc(hs) == 2 && a2 && ((hs >> hb(a2)) & 1u)) ws -= 3; }   /* Kx */
@@ -110,9 +112,10 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                 if (pos == 0) {
                     if ((hs >> topr) & 1u) w += (top == topr) ? 70 : 5;
                     else if ((S->h[q][s] >> topr) & 1u) w += 45 - top;
-                    /* opponents hold the top: lead low, or the top of an honour sequence */
+                    /* opponents hold the top: the top of an honour sequence, else high cards first (they force
+                     * the opponents' honours out; leading low first measured 1.4x the nodes on PIMC batches) */
                     else if (pc(g) >= 2 && top >= 8) w += 15;
-                    else w += 10 - top;
+                    else w += top;
                 } else if (s == ls) {
                     /* following suit */
                     if (pard_winning) {
@@ -124,9 +127,16 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
                     } else if (beats(s, top, T->win_s, T->win_r, trump)) {
                         if (pos == 3 || (top > later_max && !later_ruff)) w = 100 - top;
                         else if (pos == 2) w = 60 - top;
+                        /* second hand cannot win the trick: split a sequence of honours (it costs nothing and
+                         * forces third hand's cards out), else the cheapest card above the lead, then a card below
+                         * all of third hand's or all of partner's cards (it decides nothing), then cards below the
+                         * lead (as DDS orders them) */
+                        else if (g & (g - 1)) w = 45 + top;
+                        else if ((S->h[l][ls] && top < lb(S->h[l][ls])) || (S->h[q][ls] && top < lb(S->h[q][ls])))
+                            w = 8 - top;
                         else w = 15 - top;
                     } else {
-                        w = 40 - top;
+                        w = pos == 1 ? 5 - top : 40 - top;
                     }
                 } else if (trump != DD_NT && s == trump) {
                     /* ruffing */

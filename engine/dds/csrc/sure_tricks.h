@@ -39,13 +39,17 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
     while (tricks < need) {
         const int q = c ^ 2;
         const int lt = trump != DD_NT && hh[l][trump], rt = trump != DD_NT && hh[r][trump];
-        int keep_s = -1, pass_s = -1, ruff_s = -1, ruff_high = 0;
+        int keep_s = -1, pass_s = -1, ruff_s = -1, ruff_high = 0, free_s = -1;
         for (int k = 0; k < 4; k++) {
             int s = trump != DD_NT ? (trump + k) & 3 : k;   /* trumps first: drawing them makes side suits safe */
             unsigned hc = hh[c][s];
             if (!hc) continue;
             if (trump != DD_NT && s != trump && ((!hh[l][s] && lt) || (!hh[r][s] && rt))) continue;
             unsigned opp = hh[l][s] | hh[r][s], hq = hh[q][s];
+            if (!opp && hq) {   /* only our side holds the suit: cashed as a whole below */
+                if (free_s < 0) free_s = s;
+                continue;
+            }
             int otop = opp ? hb(opp) : -1;
             if (hb(hc) > otop && (!hq || lb(hq) < hb(hc))) { keep_s = s; break; }
             if (pass_s < 0 && transfers && hq && hb(hq) > otop && hb(hq) > lb(hc)) pass_s = s;
@@ -55,6 +59,35 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
                 if (!ot) { ruff_s = s; ruff_high = 0; }
                 else if (hb(hh[q][trump]) > hb(ot)) { ruff_s = s; ruff_high = 1; }
             }
+        }
+        if (keep_s < 0 && free_s >= 0) {
+            /* A suit only our two hands hold: every round is ours, so the longer hand L takes one trick per card
+             * if it wins the last round both hands follow, which it can (the other hand unblocking its high
+             * cards first) whenever L's top card beats the other's lowest.  Otherwise the suit is blocked: the
+             * rounds both follow are won and L's remaining cards stay stranded. */
+            const int s = free_s;
+            int lc = pc(hh[c][s]), lq = pc(hh[q][s]);
+            int L = lc >= lq ? c : q, O = L ^ 2;
+            int lo = lc < lq ? lc : lq, hi = lc < lq ? lq : lc;
+            int got, end;
+            if (pend_s >= 0) { win[pend_s] |= (uint16_t)(1u << pend_r); pend_s = -1; }
+            if (hb(hh[L][s]) > lb(hh[O][s])) {
+                got = hi;
+                end = L;
+                if (lc != lq) win[s] |= (uint16_t)(1u << hb(hh[L][s]));   /* the count relies on it */
+                else { pend_s = s; pend_r = hb(hh[L][s]); }             /* only who ends on lead does */
+                hh[c][s] = hh[q][s] = 0;
+                for (int k = hi - lo; k > 0; k--) discard_one(hh, O, trump);
+            } else {
+                got = lo;
+                end = O;
+                pend_s = s; pend_r = lb(hh[O][s]);
+                hh[O][s] = 0;
+                for (int k = lo; k > 0; k--) hh[L][s] &= (uint16_t)(hh[L][s] - 1);   /* L's low cards go */
+            }
+            tricks += got;
+            c = end;
+            continue;
         }
         int s, cc, qc;   /* suit, card of c, card of partner (-1: discards) */
         if (keep_s >= 0) {
