@@ -49,7 +49,6 @@ from engine.play.player import CardPlayer, PlaySettings  # noqa: E402
 from engine.play.position import Position  # noqa: E402
 from engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
 
-RANKS = "23456789TJQKA"
 
 
 # --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------
@@ -79,54 +78,60 @@ def nt_constraints() -> dict[Seat, SeatConstraints]:
 # --- oracles ----------------------------------------------------------------------------------------------------
 
 class EndplayOracle:
-    """endplay's DDS behind the DDOracle interface (bench reference only; runtime code never imports endplay)."""
+    """endplay's DDS behind the DDOracle interface (bench reference only; runtime code never imports endplay).
+
+    Positions go to DDS's threaded ``SolveAllBoardsBin`` as binary deals built straight from the bitmasks: going
+    through endplay's ``Deal`` objects (PBN text, then the current trick played card by card) cost a sixth of a
+    whole game's time. Same library, same calls, same answers."""
 
     name = "endplay"
 
     def __init__(self) -> None:
-        from endplay import dds
-        from endplay.types import Card as EPCard, Deal as EPDeal, Denom, Player
+        from endplay import _dds
 
-        self._dds, self._Card, self._Deal, self._Denom, self._Player = dds, EPCard, EPDeal, Denom, Player
+        self._dds = _dds
 
-    def _deal(self, p: Position):
-        hands = list(p.hands)
-        for i, c in enumerate(p.trick):
-            hands[(p.leader + i) % 4] |= 1 << c
-        text = " ".join(
-            ".".join("".join(RANKS[r] for r in range(12, -1, -1) if h >> (13 * s + r) & 1) for s in (3, 2, 1, 0))
-            for h in hands
-        )
-        d = self._Deal("N:" + text)
-        d.first = self._Player(p.leader)
-        d.trump = self._Denom(4 if p.trump == 4 else 3 - p.trump)
-        for c in p.trick:
-            s, r = divmod(c, 13)
-            d.play(self._Card("SHDC"[3 - s] + RANKS[r]))
-        return d
-
-    def solve_cards_many(self, positions):
-        # Batches go through DDS's threaded SolveAllBoards (at most 200 boards per call); single positions direct.
-        deals = [self._deal(p) for p in positions]
-        if len(deals) == 1:
-            solved = [self._dds.solve_board(deals[0])]
-        else:
-            solved = []
-            for k in range(0, len(deals), 200):
-                solved.extend(self._dds.solve_all_boards(deals[k:k + 200]))
+    def _solve(self, positions, target: int, solutions: int):
+        """One futureTricks per position: DDS solves up to 200 boards per threaded call."""
+        dds = self._dds
         out = []
-        for sb in solved:
-            res = {}
-            for card, score in sb:
-                res[13 * (3 - int(card.suit)) + int(card.rank).bit_length() - 3] = score
-            out.append(res)
+        for k in range(0, len(positions), dds.MAXNOOFBOARDS):
+            chunk = positions[k:k + dds.MAXNOOFBOARDS]
+            bo = dds.boards()
+            bo.noOfBoards = len(chunk)
+            for j, p in enumerate(chunk):
+                dl = bo.deals[j]
+                dl.trump = 4 if p.trump == 4 else 3 - p.trump   # DDS: 0 = spades .. 3 = clubs, 4 = notrump
+                dl.first = p.leader
+                for i, c in enumerate(p.trick):
+                    dl.currentTrickSuit[i] = 3 - c // 13
+                    dl.currentTrickRank[i] = c % 13 + 2
+                for h in range(4):
+                    bits = p.hands[h]
+                    for s in range(4):
+                        dl.remainCards[h][3 - s] = ((bits >> (13 * s)) & 0x1FFF) << 2   # rank r at bit r
+                bo.target[j], bo.solutions[j], bo.mode[j] = target, solutions, 1
+            solved = dds.solvedBoards()
+            dds.SolveAllBoardsBin(bo, solved)
+            out.extend(solved.solvedBoard[j] for j in range(len(chunk)))
         return out
 
+    @staticmethod
+    def _cards(fut):
+        """(card index, score) for every card of a futureTricks, equal cards expanded."""
+        for i in range(fut.cards):
+            base = 13 * (3 - fut.suit[i]) - 2
+            ranks = (1 << fut.rank[i]) | fut.equals[i]
+            while ranks:
+                r = ranks.bit_length() - 1
+                ranks ^= 1 << r
+                yield base + r, fut.score[i]
+
+    def solve_cards_many(self, positions):
+        return [dict(self._cards(f)) for f in self._solve(list(positions), -1, 3)]
 
     def make_cards_many(self, positions, needs):
         """Cards reaching each position's trick target (DDS target mode, one threaded batch per target)."""
-        from endplay.dds.solve import SolveMode
-
         out: list[set[int] | None] = [None] * len(positions)
         by_need: dict[int, list[int]] = {}
         for i, (p, need) in enumerate(zip(positions, needs)):
@@ -138,12 +143,9 @@ class EndplayOracle:
             else:
                 by_need.setdefault(need, []).append(i)
         for need, idx in by_need.items():
-            for k in range(0, len(idx), 200):
-                chunk = idx[k:k + 200]
-                deals = [self._deal(positions[i]) for i in chunk]
-                solved = self._dds.solve_all_boards(deals, SolveMode.TargetAll, need)
-                for i, sb in zip(chunk, solved):
-                    out[i] = {13 * (3 - int(c.suit)) + int(c.rank).bit_length() - 3 for c, sc in sb if sc >= need}
+            solved = self._solve([positions[i] for i in idx], need, 2)
+            for i, fut in zip(idx, solved):
+                out[i] = {c for c, sc in self._cards(fut) if sc >= need}
         return out
 
 

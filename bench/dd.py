@@ -6,8 +6,12 @@ candidate runner) and adds (d), the PIMC batch.
   (b) trick 1, every card scored   ours Solver.solve_cards        vs DDS SolveBoard(solutions=3)
   (c) mid-play (after 4 tricks + 0..3 cards), every card scored
   (d) PIMC batch: W worlds sharing North-South's hands, trick 1 (West leads), ours solve_many vs W SolveBoard calls
+  (e) opening leads of the card-play bench (bench/alphamu.py): West's 20 worlds after 1NT-3NT (South 15-17
+      balanced, North 10-15 without a four-card major), notrump, every lead scored; also trick-start nodes
+      (ours: searched trick-start positions; DDS: its futureTricks.nodes), which do not depend on the machine
 
-Ends with ``RESULT ratio_table=.. ratio_trick1=.. ratio_midplay=.. ratio_pimc_batch=.. wrong=N ...`` (ratio =
+Ends with ``RESULT ratio_table=.. ratio_trick1=.. ratio_midplay=.. ratio_pimc_batch=.. ratio_nt_leads=..
+nodes_nt_leads=.. wrong=N ...`` (ratio =
 our time / DDS time; below 1 means faster).  ``--quick`` runs few deals (a few minutes at most).
 """
 
@@ -55,6 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-midplay", type=int, default=None)
     ap.add_argument("--pimc-batches", type=int, default=None)
     ap.add_argument("--pimc-worlds", type=int, default=100)
+    ap.add_argument("--lead-deals", type=int, default=None, help="(e): candidate deals of the card-play bench, "
+                    "20 worlds each (default 10, 2 with --quick)")
     ap.add_argument("--tt-mib", type=int, default=64)
     ap.add_argument("--harness", default=DEFAULT_HARNESS)
     ap.add_argument("--options", type=lambda x: int(x, 0), default=None,
@@ -144,7 +150,41 @@ def main(argv=None) -> int:
         print(f"{'(d) PIMC batch':<28} {n_batches} x {n_worlds} worlds  DDS {1000 * t_dds / n_batches:9.1f} ms/batch  "
               f"ours {1000 * t_ours / n_batches:9.1f} ms/batch  ratio {figures['pimc_batch']:6.2f}  wrong {bad}")
 
-    print("RESULT " + " ".join(f"ratio_{k}={v:.3f}" for k, v in figures.items())
+    # (e) opening leads of the card-play bench, from the defender's view
+    n_leads = args.lead_deals if args.lead_deals is not None else (2 if q else 10)
+    if n_leads:
+        from bench.alphamu import candidate_deal, nt_constraints
+        from engine.cards import Seat
+        from engine.sampling import SeatConstraints, WorldSampler
+
+        cons = nt_constraints()
+        t_dds = t_ours = 0.0
+        n_dds = n_ours = bad = 0
+        for i in range(n_leads):
+            west = candidate_deal(2024, i).hands[Seat.WEST].bits
+            ws = WorldSampler([0, 0, 0, west], [cons.get(st) or SeatConstraints() for st in Seat]).sample(20, 1000 + i)
+            pbns = [ws.deal(k).to_pbn() for k in range(20)]
+            dls = [H.Dds.solve_deal(H.pbn_to_hands(pb), 4, 3, []) for pb in pbns]
+            dds.fresh(1, warm)
+            a = time.perf_counter()
+            futs = [dds.solve_board(dl, 0) for dl in dls]
+            t_dds += time.perf_counter() - a
+            n_dds += sum(f.nodes for f in futs)
+            cand.reset()
+            before = cand.solver.stats()["trick_nodes"]
+            a = time.perf_counter()
+            got = cand.solve_many(pbns, 4, 3)
+            t_ours += time.perf_counter() - a
+            n_ours += cand.solver.stats()["trick_nodes"] - before
+            bad += sum(H._norm(x) != H._norm(H.Dds.fut_to_dict(y)) for x, y in zip(got, futs))
+        wrong += bad
+        figures["nt_leads"] = t_ours / t_dds
+        print(f"{'(e) 3NT opening leads':<28} {n_leads} x 20 worlds  DDS {1000 * t_dds / n_leads:9.1f} ms/batch  "
+              f"ours {1000 * t_ours / n_leads:9.1f} ms/batch  ratio {figures['nt_leads']:6.2f}  "
+              f"nodes ours/DDS {n_ours / n_dds:.2f} ({n_ours} / {n_dds})  wrong {bad}")
+        figures["nodes_nt_leads"] = n_ours / n_dds
+
+    print("RESULT " + " ".join(f"{'' if k.startswith('nodes') else 'ratio_'}{k}={v:.3f}" for k, v in figures.items())
           + f" wrong={wrong} tt_mib={cand.solver.tt_bytes >> 20} n_table={n_table} n_trick1={n_t1} "
             f"n_midplay={n_mid} pimc={n_batches}x{n_worlds}")
     return 1 if wrong else 0
