@@ -261,6 +261,15 @@ def rate_se(xs: list[float]) -> tuple[float, float]:
     return m, math.sqrt(var / n)
 
 
+def mcnemar_p(b: int, c: int) -> float:
+    """Exact two-sided McNemar test on the discordant pairs: P(a split at least this uneven | no difference)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=int, default=200, help="kept deals wanted (default 200)")
@@ -419,8 +428,10 @@ def main(argv=None) -> int:
         res["time_ratio_m3_m1"] = round(summary["M3W20"][2] / summary["M1W20"][2], 2) if summary["M1W20"][2] else "nan"
         up = sum(1 for d in diffs if d > 0)
         down = sum(1 for d in diffs if d < 0)
+        res["mcnemar_p_m3"] = round(mcnemar_p(up, down), 3)
         print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals: gain {100 * g:+.1f} points "
-              f"(se {100 * gse:.1f}); discordant deals: {up} only M3 made, {down} only M1 made")
+              f"(se {100 * gse:.1f}); discordant deals: {up} only M3 made, {down} only M1 made; "
+              f"exact McNemar p = {res['mcnemar_p_m3']}")
     print("RESULT " + " ".join(f"{k}={v}" for k, v in res.items()))
     return 0
 
