@@ -50,7 +50,6 @@ from engine.play.position import Position  # noqa: E402
 from engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
 
 
-
 # --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------
 
 class Balanced:

@@ -132,7 +132,6 @@ def test_tables_of_endings_match_dds(solver):
         assert [list(r) for r in ours.tricks] == dds_table(ending), ending
 
 
-
 def test_suits_only_one_side_holds(solver):
     """Sure tricks in a suit the opponents are void in: the longer hand runs it when its top card beats the other
     hand's lowest (the other hand unblocks), else the suit is blocked."""
