@@ -11,6 +11,11 @@ Protocol (paper §5, gaps filled as in our notes §2.6):
 - Reported: make rate with its binomial standard error per configuration, the paired gain of M=3 over M=1
   (20 worlds) with its standard error, discrepancies (declarer decisions where αμ's card differs from its own M=1
   choice), and the mean time per declarer move (searched moves only: forced and equal-card plays take no time).
+- ``--repeats R`` (not the paper's; default 1) plays every kept deal R times per configuration, game r with the same
+  seed in every configuration. Finding a kept deal costs about ten times what playing it costs (the filter plays
+  some 65 PIMC games per kept deal), so extra games on the same deals are the cheap way to shrink the standard
+  error of the paired gain. The paper's RESULT keys stay on game 0; the ``*_all`` keys pool all R games, with
+  standard errors and a sign-flip test over deals (a deal's games are averaged first, never counted as independent).
 
 Resumable: every filtered candidate and every finished (deal, configuration) is appended as one JSON line to
 ``--out`` (default bench/out/alphamu.jsonl); a rerun with the same settings skips what is there, and
@@ -240,11 +245,20 @@ def filter_task(solver: str, seed: int, i: int, runs: int, def_worlds: int, dd_w
     return {**rec, "makes": makes, "played": played, "kept": 0.3 < makes / runs < 0.7}
 
 
-def play_task(solver: str, seed: int, idx: int, m: int, w: int, flags: str, name: str, budget, def_worlds: int
-              ) -> dict:
+def play_seed(seed: int, idx: int, rep: int) -> int:
+    """The seed of game ``rep`` of kept deal ``idx``: the same for every configuration (paired games). Game 0 is
+    the paper's one game per deal; candidate indices stay far below the 10**7 step, so no two games share a seed."""
+    return seed * 31337 + idx + rep * 10_000_000
+
+
+def play_task(solver: str, seed: int, idx: int, m: int, w: int, flags: str, name: str, budget, def_worlds: int,
+              rep: int = 0) -> dict:
     deal = candidate_deal(seed, idx)
     decl, defence = players(_oracle(solver), m, w, budget, def_worlds, flags)
-    return {"type": "play", "i": idx, "config": name, **play_deal(deal, decl, defence, seed * 31337 + idx)}
+    rec = {"type": "play", "i": idx, "config": name}
+    if rep:
+        rec["rep"] = rep  # absent means game 0 (records written before --repeats existed)
+    return {**rec, **play_deal(deal, decl, defence, play_seed(seed, idx, rep))}
 
 
 def config_name(m: int, w: int, flags: str) -> str:
@@ -273,6 +287,29 @@ def mcnemar_p(b: int, c: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def sign_flip_p(diffs: list[float], samples: int = 200_000) -> float:
+    """Two-sided p of a paired mean difference under "no difference" (each deal's sign is a coin flip).
+
+    Exact over all sign patterns up to 16 non-zero deals, Monte Carlo (fixed seed) beyond. With one game per deal
+    the differences are -1, 0, +1 and this is the exact McNemar test; with several games per deal it needs no
+    normality assumption."""
+    import numpy as np
+
+    d = np.array([x for x in diffs if x != 0.0])
+    if d.size == 0:
+        return 1.0
+    obs = abs(d.sum()) - 1e-9
+    if d.size <= 16:
+        signs = ((np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
+        return float((np.abs(signs @ d) >= obs).mean())
+    rng = np.random.default_rng(12345)
+    hits = 0
+    for k in range(0, samples, 20_000):
+        signs = rng.integers(0, 2, size=(min(20_000, samples - k), d.size)) * 2 - 1
+        hits += int((np.abs(signs @ d) >= obs).sum())
+    return hits / samples
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=int, default=200, help="kept deals wanted (default 200)")
@@ -292,6 +329,10 @@ def main(argv=None) -> int:
     ap.add_argument("--dd-window", default=None, metavar="LO:HI",
                     help="opt-in pre-filter (not the paper's): play only candidates whose double-dummy tricks for "
                          "South in NT are in LO..HI")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="games per kept deal and configuration, each with its own seed shared by all configurations "
+                         "(default 1, the paper's protocol; the RESULT keys of the paper are always from game 0, "
+                         "and the *_all keys pool every game)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 2 kept deals, K=2 filter runs, M=1 and M=3 at 20 worlds")
     a = ap.parse_args(argv)
@@ -299,6 +340,8 @@ def main(argv=None) -> int:
         a.deals, a.filter_runs, a.configs = 2, 2, "1:20,3:20"
         if a.out == str(ROOT / "bench" / "out" / "alphamu.jsonl"):
             a.out = str(ROOT / "bench" / "out" / "alphamu_quick.jsonl")
+    if a.repeats < 1:
+        ap.error(f"--repeats must be at least 1, got {a.repeats}")
     if a.dd_window is not None:
         lo, _, hi = a.dd_window.partition(":")
         if not (lo.isdigit() and hi.isdigit() and int(lo) <= int(hi)):
@@ -320,7 +363,7 @@ def main(argv=None) -> int:
         settings_key["dd_window"] = list(a.dd_window)
     # Resume: read what is already there for these settings.
     filtered: dict[int, dict] = {}
-    played: dict[tuple[int, str], dict] = {}
+    played: dict[tuple[int, str, int], dict] = {}  # (deal, configuration, game)
     if out.exists():
         for n, line in enumerate(out.read_text().splitlines(), 1):
             try:
@@ -334,7 +377,7 @@ def main(argv=None) -> int:
             if rec["type"] == "filter":
                 filtered[rec["i"]] = rec
             elif rec["type"] == "play":
-                played[(rec["i"], rec["config"])] = rec
+                played[(rec["i"], rec["config"], rec.get("rep", 0))] = rec
 
     # a partial last line (a killed run) must not swallow the next record: end it first
     if out.exists() and out.stat().st_size and not out.read_bytes().endswith(b"\n"):
@@ -388,53 +431,86 @@ def main(argv=None) -> int:
             if rec["kept"]:
                 kept.append(rec["i"])
     kept = sorted(kept)[: a.deals]  # the first kept deals by index: the same set whatever --jobs is
-    tasks = [(a.solver, a.seed, idx, m, w, flags, config_name(m, w, flags), a.budget, a.def_worlds)
-             for idx in kept for m, w, flags in configs if (idx, config_name(m, w, flags)) not in played]
+    # Game 0 of every deal first (the paper's protocol), then the extra games.
+    tasks = [(a.solver, a.seed, idx, m, w, flags, config_name(m, w, flags), a.budget, a.def_worlds, rep)
+             for rep in range(a.repeats) for idx in kept for m, w, flags in configs
+             if (idx, config_name(m, w, flags), rep) not in played]
     if a.report_only:
         tasks = []
-        kept = [idx for idx in kept if all((idx, config_name(m, w, f)) in played for m, w, f in configs)]
     for rec in run(play_task, tasks):
         append(rec)
-        played[(rec["i"], rec["config"])] = rec
-        print(f"  deal {rec['i']} {rec['config']}: {rec['tricks']} tricks ({'made' if rec['made'] else 'down'}), "
+        played[(rec["i"], rec["config"], rec.get("rep", 0))] = rec
+        game = f" game {rec['rep']}" if rec.get("rep") else ""
+        print(f"  deal {rec['i']}{game} {rec['config']}: {rec['tricks']} tricks "
+              f"({'made' if rec['made'] else 'down'}), "
               f"{rec['decl_seconds'] / max(1, rec['searched_moves']):.3f} s/move", flush=True)
+
+    def complete(idx: int, reps: int) -> bool:
+        return all((idx, config_name(m, w, f), r) in played for m, w, f in configs for r in range(reps))
+
+    kept_all = [idx for idx in kept if complete(idx, a.repeats)]  # deals with every game of every configuration
+    kept = [idx for idx in kept if complete(idx, 1)]
     if pool is not None:
         pool.shutdown()
 
     print(f"\nkept deals: {len(kept)} (of {len(filtered)} candidates); wall time this run {time.time() - t_start:.0f} s")
-    print(f"{'config':12} {'deals':>5} {'make':>7} {'±se':>6} {'discrep':>12} {'s/move':>8}")
-    summary = {}
-    for m, w, flags in configs:
-        name = config_name(m, w, flags)
-        recs = [played[(i, name)] for i in kept if (i, name) in played]
-        made = [1.0 if r["made"] else 0.0 for r in recs]
-        rate, se = rate_se(made)
-        moves = sum(r["searched_moves"] for r in recs)
-        secs = sum(r["decl_seconds"] for r in recs)
-        disc = sum(r["discrepancies"] for r in recs)
-        alld = sum(r["decl_moves"] for r in recs)
-        spm = secs / moves if moves else float("nan")
-        summary[name] = (rate, se, spm, recs)
-        print(f"{name:12} {len(recs):5d} {100 * rate:6.1f}% {100 * se:5.1f} {disc:5d}/{alld:<6d} {spm:8.3f}")
-    res = {"deals": len(kept)}
+
+    def summarise(deals: list[int], reps: int, title: str) -> dict:
+        """Print one table over ``reps`` games of each deal; rates and their standard errors are over deals (each
+        deal's games averaged first), so games of one deal never count as independent."""
+        print(f"\n{title}")
+        print(f"{'config':12} {'deals':>5} {'games':>5} {'make':>7} {'±se':>6} {'discrep':>12} {'s/move':>8}")
+        out: dict[str, dict] = {}
+        for m, w, flags in configs:
+            name = config_name(m, w, flags)
+            recs = [[played[(i, name, r)] for r in range(reps)] for i in deals]
+            per_deal = {i: sum(g["made"] for g in gs) / reps for i, gs in zip(deals, recs)}
+            rate, se = rate_se(list(per_deal.values()))
+            flat = [g for gs in recs for g in gs]
+            moves = sum(g["searched_moves"] for g in flat)
+            spm = sum(g["decl_seconds"] for g in flat) / moves if moves else float("nan")
+            disc, alld = sum(g["discrepancies"] for g in flat), sum(g["decl_moves"] for g in flat)
+            out[name] = {"rate": rate, "se": se, "spm": spm, "per_deal": per_deal}
+            print(f"{name:12} {len(deals):5d} {len(flat):5d} {100 * rate:6.1f}% {100 * se:5.1f} "
+                  f"{disc:5d}/{alld:<6d} {spm:8.3f}")
+        if "M1W20" in out and "M3W20" in out:
+            d1, d3 = out["M1W20"]["per_deal"], out["M3W20"]["per_deal"]
+            diffs = [d3[i] - d1[i] for i in deals]
+            g, gse = rate_se(diffs)
+            up, down = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
+            out["gain"] = {"points": g, "se": gse, "p": sign_flip_p(diffs), "up": up, "down": down}
+            print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals x {reps} game(s): gain {100 * g:+.1f} points "
+                  f"(se {100 * gse:.1f}); deals where M3 did better: {up}, worse: {down}; "
+                  f"sign-flip p = {out['gain']['p']:.3f}")
+        return out
+
+    def r1(x: float, scale: float = 100.0, nd: int = 1):
+        return "nan" if math.isnan(x) else round(scale * x, nd)
+
+    summary = summarise(kept, 1, "game 0 of each deal (the paper's protocol: one game per deal)")
+    res: dict[str, object] = {"deals": len(kept)}
     for m in (1, 2, 3):
         if f"M{m}W20" in summary:
-            res[f"make_m{m}"] = round(100 * summary[f"M{m}W20"][0], 1)
-    if "M1W20" in summary and "M3W20" in summary:
-        r1 = {r["i"]: r["made"] for r in summary["M1W20"][3]}
-        diffs = [float(r["made"]) - float(r1[r["i"]]) for r in summary["M3W20"][3] if r["i"] in r1]
-        g, gse = rate_se(diffs)
-        res["gain_m3_points"] = round(100 * g, 1)
-        res["gain_m3_stderr"] = round(100 * gse, 1) if not math.isnan(gse) else "nan"
-        res["sec_per_move_m1"] = round(summary["M1W20"][2], 3)
-        res["sec_per_move_m3"] = round(summary["M3W20"][2], 3)
-        res["time_ratio_m3_m1"] = round(summary["M3W20"][2] / summary["M1W20"][2], 2) if summary["M1W20"][2] else "nan"
-        up = sum(1 for d in diffs if d > 0)
-        down = sum(1 for d in diffs if d < 0)
-        res["mcnemar_p_m3"] = round(mcnemar_p(up, down), 3)
-        print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals: gain {100 * g:+.1f} points "
-              f"(se {100 * gse:.1f}); discordant deals: {up} only M3 made, {down} only M1 made; "
-              f"exact McNemar p = {res['mcnemar_p_m3']}")
+            res[f"make_m{m}"] = r1(summary[f"M{m}W20"]["rate"])
+    if "gain" in summary:
+        s1, s3, gain = summary["M1W20"], summary["M3W20"], summary["gain"]
+        res["gain_m3_points"] = r1(gain["points"])
+        res["gain_m3_stderr"] = r1(gain["se"])
+        res["sec_per_move_m1"] = r1(s1["spm"], 1, 3)
+        res["sec_per_move_m3"] = r1(s3["spm"], 1, 3)
+        res["time_ratio_m3_m1"] = round(s3["spm"] / s1["spm"], 2) if s1["spm"] else "nan"
+        res["mcnemar_p_m3"] = round(mcnemar_p(gain["up"], gain["down"]), 3)
+    if a.repeats > 1:
+        pooled = summarise(kept_all, a.repeats, f"all {a.repeats} games of each deal that has them all")
+        res["deals_all"] = len(kept_all)
+        res["games_per_deal"] = a.repeats
+        for m in (1, 2, 3):
+            if f"M{m}W20" in pooled:
+                res[f"make_m{m}_all"] = r1(pooled[f"M{m}W20"]["rate"])
+        if "gain" in pooled:
+            res["gain_m3_points_all"] = r1(pooled["gain"]["points"])
+            res["gain_m3_stderr_all"] = r1(pooled["gain"]["se"])
+            res["p_gain_m3_all"] = round(pooled["gain"]["p"], 3)
     print("RESULT " + " ".join(f"{k}={v}" for k, v in res.items()))
     return 0
 
