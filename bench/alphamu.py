@@ -173,6 +173,7 @@ def play_deal(deal, decl: CardPlayer, defence: CardPlayer, seed: int, until_deci
     rng = random.Random(seed)
     moves = searched = discrepancies = 0
     secs = 0.0
+    departures: list[dict] = []
     while not p.is_complete:
         if until_decided and (p.declarer_tricks >= 9 or p.defender_tricks >= 5):
             break
@@ -187,9 +188,13 @@ def play_deal(deal, decl: CardPlayer, defence: CardPlayer, seed: int, until_deci
                 secs += dt
                 if d.pimc_card is not None and d.pimc_card != d.card:
                     discrepancies += 1
+                    # where αμ left PIMC's card, for studying the deals the two decide differently
+                    departures.append({"at": len(p.cards), "card": str(d.card), "pimc": str(d.pimc_card),
+                                       "m": d.m, "goal": None if d.goal is None else round(d.goal, 4)})
         p = p.then(d.card)
     return {"tricks": p.declarer_tricks, "made": p.declarer_tricks >= 9, "decl_moves": moves,
-            "searched_moves": searched, "decl_seconds": secs, "discrepancies": discrepancies}
+            "searched_moves": searched, "decl_seconds": secs, "discrepancies": discrepancies,
+            "departures": departures}
 
 
 def players(oracle, m: int, worlds: int, budget: float | None, def_worlds: int, flags: str = "TRE"):
