@@ -487,6 +487,16 @@ def main(argv=None) -> int:
             print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals x {reps} game(s): gain {100 * g:+.1f} points "
                   f"(se {100 * gse:.1f}); deals where M3 did better: {up}, worse: {down}; "
                   f"sign-flip p = {out['gain']['p']:.3f}")
+            if reps == 1:
+                # Where M3 first left PIMC's card on the deals the two decided differently (records made since
+                # session 11 keep it): the place to look when asking why αμ won or lost a deal.
+                for i, d in zip(deals, diffs):
+                    dep = played[(i, "M3W20", 0)].get("departures")
+                    if d and dep:
+                        x = dep[0]
+                        est = "?" if x.get("goal") is None else f"{100 * x['goal']:.0f}%"
+                        print(f"  deal {i}: M3 {'made, M1 did not' if d > 0 else 'failed, M1 made'}; first departure "
+                              f"at card {x['at'] + 1}: αμ {x['card']}, PIMC {x['pimc']} (αμ's estimate {est} to make)")
         return out
 
     def r1(x: float, scale: float = 100.0, nd: int = 1):
