@@ -21,7 +21,7 @@ build: $(STAMP) $(SOURCES_NATIVE)
 	$(PY) setup.py --quiet build_ext --inplace
 
 run: build
-	$(VENV)/bin/squeeze deal --board 1 --seed 1 --bid
+	$(VENV)/bin/squeeze deal --board 1 --seed 1 --play
 
 test: build
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -35,16 +35,27 @@ def deal(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
     bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
     system: str = typer.Option("sayc", "--system", help="Bidding system for --bid (config/systems/<name>.toml)."),
+    play: bool = typer.Option(False, "--play", help="Bid the board, play it out with four robot players, score it."),
+    worlds: int = typer.Option(20, "--worlds", min=1, max=256, help="Worlds sampled per card (--play)."),
+    budget: float = typer.Option(2.0, "--budget", min=0.0, help="Seconds per declarer card for αμ beyond M=1."),
+    pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here."),
 ) -> None:
-    """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction)."""
+    """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
+
+    With ``--play`` this is one whole board at a table of four robots: SAYC bidding with every call explained, αμ
+    declarer play and PIMC defence with the reason for every card, and the duplicate score.
+    """
     import random
+
+    from engine.board import BoardRecord
 
     rng = random.Random(seed)
     d = Deal.random(rng)
     dealer, vul = dealer_for_board(board), vul_for_board(board)
     pbn = d.to_pbn(dealer)
+    bid = bid or play
     calls: list[dict] = []
-    contract = None
+    auction = contract = None
     if bid:
         from engine.auction import Auction
         from engine.bidding import Bidder, BiddingSystemError
@@ -61,11 +72,35 @@ def deal(
                           "explanation": choice.describe()})
             auction = auction.then(choice.call)
         contract = auction.contract
+    record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul, auction=auction)
+    cards: list[dict] = []
+    final_play = None
+    if play and contract is not None:
+        from engine.board import Play
+        from engine.play.player import play_out
+
+        player = _card_player(worlds=worlds, max_m=3, budget=budget)
+        final_play = Play(d, contract)
+        for final_play, dec in play_out(final_play, player, rng):
+            cards.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
+        record = BoardRecord.from_play(board, final_play, dealer=dealer, vul=vul, auction=auction)
+    if pbn_out is not None:
+        from engine.pbn import encode_pbn, format_game
+
+        try:
+            with open(pbn_out, "wb") as f:
+                f.write(encode_pbn(format_game(record, score=True)))
+        except OSError as e:
+            fail(f"cannot write {pbn_out}: {e.strerror}")
     if as_json:
-        out = {"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}
+        out: dict = {"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}
         if bid:
             out["auction"] = calls
             out["contract"] = None if contract is None else str(contract)
+        if play:
+            out["play"] = cards
+            out["tricks"] = record.result
+            out["score_ns"] = record.score_ns()
         typer.echo(json.dumps(out))
         return
     typer.echo(f"Board {board}   Dealer {dealer.name.title()}   Vulnerable {vul.pbn}")
@@ -76,6 +111,50 @@ def deal(
         for c in calls:
             typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
         typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
+    if final_play is not None:
+        typer.echo("")
+        _echo_tricks(final_play, cards)
+        typer.echo(_result_line(final_play, vul))
+    elif play:
+        typer.echo("Score: 0 (passed out)")
+
+
+def _card_player(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
+                 inference: bool = True):
+    """The robot's card player with the command line's settings (exits with a clear error without a solver)."""
+    from engine.play.oracle import SolverUnavailable
+    from engine.play.player import CardPlayer, PlaySettings
+
+    try:
+        settings = PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
+                                worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
+        return CardPlayer(settings)
+    except SolverUnavailable as exc:
+        fail(str(exc))
+    except BridgeError as exc:
+        fail(str(exc))
+
+
+def _echo_tricks(play, cards: list[dict]) -> None:
+    """Trick by trick: who led, who won, each card with the reason its player gave."""
+    for i, (leader, trick, winner) in enumerate(play.tricks):
+        typer.echo(f"Trick {i + 1:2d}  ({leader.letter} leads, {winner.letter} wins)")
+        for k, card in enumerate(trick):
+            entry = cards[4 * i + k]
+            typer.echo(f"    {entry['seat']} {card}   {entry['reason']}")
+
+
+def _result_line(play, vul=None) -> str:
+    c = play.contract
+    tricks = play.declarer_tricks
+    over = tricks - c.tricks_needed
+    line = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
+    if vul is not None:
+        from engine.scoring import score as _score
+
+        points = _score(c, tricks, vul.is_vulnerable(c.declarer))
+        line += f", {points:+d} for {c.declarer.side_name}"
+    return line
 
 
 @app.command()
@@ -227,57 +306,43 @@ def play_cmd(
     budget: float = typer.Option(2.0, "--budget", min=0.0, help="Seconds per declarer card for αμ beyond M=1."),
     declarer_selector: str = typer.Option("alphamu", "--declarer", help="Declarer's selector: alphamu or pimc."),
     inference: bool = typer.Option(True, "--inference/--no-inference", help="Weight worlds by the cards seen."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Random seed (same seed, same play)."),
+    seed: int = typer.Option(0, "--seed", "-s",
+                             help="Random seed (same seed, same play, unless the budget cuts an αμ search short)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
-    import random
-
     from engine.auction import Contract
     from engine.board import IllegalCardError, Play
     from engine.cards import Card
-    from engine.play.oracle import SolverUnavailable
-    from engine.play.player import CardPlayer, PlaySettings
+    from engine.play.player import play_out
 
     try:
         d = Deal.parse(deal_text)
         c = Contract.parse(contract)
         if c.declarer is None:
             fail(f"contract {contract!r} has no declarer: add N, E, S or W (e.g. 3NS)")
-        settings = PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
-                                worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
-        player = CardPlayer(settings)
         p = Play(d, c)
         if lead is not None:
             p = p.then(Card.parse(lead))
-    except SolverUnavailable as exc:
-        fail(str(exc))
     except IllegalCardError as exc:
         fail(f"opening lead: {exc}")
     except BridgeError as exc:
         fail(str(exc))
-    rng = random.Random(seed)
+    player = _card_player(worlds=worlds, max_m=max_m, budget=budget, declarer_selector=declarer_selector,
+                          inference=inference)
     log: list[dict] = []
     if lead is not None:
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
-    while not p.is_complete:
-        dec = player.choose(p, rng)
+    for p, dec in play_out(p, player, seed):
         log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
-        p = p.then(dec.card)
     tricks = p.declarer_tricks
-    over = tricks - c.tricks_needed
-    result = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
     if as_json:
         typer.echo(json.dumps({"contract": str(c), "declarer": c.declarer.letter, "tricks": tricks,
-                               "made": over >= 0, "cards": log}))
+                               "made": tricks >= c.tricks_needed, "cards": log}))
         return
     typer.echo(d.diagram())
-    for i, (leader, cards, winner) in enumerate(p.tricks):
-        typer.echo(f"Trick {i + 1:2d}  ({leader.letter} leads, {winner.letter} wins)")
-        for k, card in enumerate(cards):
-            entry = log[4 * i + k]
-            typer.echo(f"    {entry['seat']} {card}   {entry['reason']}")
-    typer.echo(result)
+    _echo_tricks(p, log)
+    typer.echo(_result_line(p))
 
 
 @app.command("protocol-lines")

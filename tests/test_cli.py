@@ -62,3 +62,47 @@ def test_deal_bid_runs_a_legal_explained_auction():
     assert [c["seat"] for c in out["auction"]] == [auction.seat_of(i).letter for i in range(len(auction))]
     assert all(c["explanation"] for c in out["auction"])
     assert out["contract"] == (None if auction.contract is None else str(auction.contract))
+
+
+def test_deal_play_bids_plays_and_scores_a_whole_board(tmp_path):
+    from engine.auction import Auction
+    from engine.board import Play
+    from engine.cards import Card, vul_for_board
+    from engine.pbn import read_pbn
+    from engine.scoring import score
+
+    out_pbn = tmp_path / "board.pbn"
+    r = run("deal", "--board", "3", "--seed", "4", "--play", "--worlds", "4", "--budget", "0.2", "--json",
+            "--pbn", str(out_pbn))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    auction = Auction.parse(" ".join(c["call"] for c in out["auction"]), out["dealer"])
+    contract = auction.contract
+    assert contract is not None and out["contract"] == str(contract)
+    # 52 legal cards, each from the seat whose turn it was and each with a reason
+    play = Play(Deal.parse(out["deal"]), contract)
+    for entry in out["play"]:
+        assert entry["seat"] == play.next_seat.letter and entry["reason"]
+        play = play.then(Card.parse(entry["card"]))
+    assert play.is_complete and out["tricks"] == play.declarer_tricks
+    points = score(contract, play.declarer_tricks, vul_for_board(3).is_vulnerable(contract.declarer))
+    assert out["score_ns"] == (points if contract.declarer.is_ns else -points)
+    # the PBN file holds the same board: it reads back without errors, with the auction and the play
+    games = read_pbn(out_pbn.read_bytes(), strict=True).games
+    assert len(games) == 1
+    rec = games[0].record
+    assert rec.auction == auction and rec.play == play.cards and rec.result == play.declarer_tricks
+    assert rec.score_ns() == out["score_ns"]
+
+
+def test_deal_play_of_a_passed_out_board_scores_zero():
+    r = run("deal", "--board", "1", "--seed", "6", "--play")
+    assert r.returncode == 0, r.stderr
+    assert "Contract: passed out" in r.stdout and "Score: 0 (passed out)" in r.stdout
+    out = json.loads(run("deal", "--board", "1", "--seed", "6", "--play", "--json").stdout)
+    assert out["contract"] is None and out["play"] == [] and out["tricks"] is None and out["score_ns"] == 0
+
+
+def test_deal_pbn_to_an_unwritable_path_fails_clearly(tmp_path):
+    r = run("deal", "--board", "1", "--seed", "1", "--pbn", str(tmp_path / "missing" / "x.pbn"))
+    assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr

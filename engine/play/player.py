@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Literal, Mapping
+from typing import Callable, Iterator, Literal, Mapping
 
 import numpy as np
 import structlog
@@ -28,7 +28,7 @@ from .oracle import DDOracle, default_oracle
 from .pimc import pimc_choose
 from .position import Root, equivalence_reps, legal_mask
 
-__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "facts_for"]
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "facts_for", "play_out"]
 
 Selector = Literal["alphamu", "pimc"]
 _log = structlog.get_logger(__name__)
@@ -240,3 +240,15 @@ class CardPlayer:
         reason = f"PIMC, {r.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
         return PlayDecision(r.card, reason, mover, "pimc", r.worlds, b.goal if b else None, 1, r.card,
                             time.monotonic() - t0)
+
+
+def play_out(play: Play, player: CardPlayer,
+             rng: random.Random | int | None = None) -> Iterator[tuple[Play, PlayDecision]]:
+    """Play ``play`` to its last card, ``player`` choosing every card from the mover's own view (one CardPlayer
+    serves all four seats: it keeps a separate belief per viewer). Yields the play after each card with the decision
+    that chose it, so a caller can show or record the cards as they come."""
+    rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+    while not play.is_complete:
+        decision = player.choose(play, rng)
+        play = play.then(decision.card)
+        yield play, decision
