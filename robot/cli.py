@@ -79,7 +79,9 @@ def deal(
         from engine.board import Play
         from engine.play.player import play_out
 
-        player = _card_player(worlds=worlds, max_m=3, budget=budget)
+        # what each call showed and denied shapes every robot's worlds, as at a real table
+        player = _card_player(worlds=worlds, max_m=3, budget=budget,
+                              constraints=bidder.explain_auction(auction, vul))  # type: ignore[union-attr]
         final_play = Play(d, contract)
         for final_play, dec in play_out(final_play, player, rng):
             cards.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
@@ -120,7 +122,7 @@ def deal(
 
 
 def _card_player(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
-                 inference: bool = True):
+                 inference: bool = True, constraints=None):
     """The robot's card player with the command line's settings (exits with a clear error without a solver)."""
     from engine.play.oracle import SolverUnavailable
     from engine.play.player import CardPlayer, PlaySettings
@@ -128,7 +130,7 @@ def _card_player(*, worlds: int, max_m: int, budget: float, declarer_selector: s
     try:
         settings = PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
                                 worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
-        return CardPlayer(settings)
+        return CardPlayer(settings, constraints=constraints)
     except SolverUnavailable as exc:
         fail(str(exc))
     except BridgeError as exc:
