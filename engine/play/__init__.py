@@ -3,7 +3,7 @@
 from .alphamu import AlphaMu, AlphaMuOptions, AlphaMuResult, alphamu_choose
 from .oracle import DDOracle, EngineDDOracle, SolverUnavailable, default_oracle
 from .pimc import CardScore, PimcResult, pimc_choose
-from .player import CardPlayer, PlayDecision, PlaySettings, play_out
+from .player import CardPlayer, PlayDecision, PlaySettings, play_from_view, play_out
 from .position import Position, Root
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "CardPlayer",
     "PlayDecision",
     "PlaySettings",
+    "play_from_view",
     "play_out",
     "Position",
     "Root",

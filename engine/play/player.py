@@ -15,20 +15,21 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, Literal, Mapping
+from typing import Callable, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 import structlog
 
-from ..board import Play
-from ..cards import ALL_CARDS, BridgeError, Card, Seat, Suit
+from ..auction import Contract
+from ..board import Play, trick_winner
+from ..cards import ALL_CARDS, BridgeError, Card, Hand, Seat, Suit
 from ..sampling import SamplingError, SeatConstraints, WorldSampler, known_cards
 from .alphamu import AlphaMuOptions, alphamu_choose
 from .oracle import DDOracle, default_oracle
 from .pimc import pimc_choose
 from .position import Root, equivalence_reps, legal_mask
 
-__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "facts_for", "play_out"]
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "public_facts", "facts_for", "play_from_view", "play_out"]
 
 Selector = Literal["alphamu", "pimc"]
 _log = structlog.get_logger(__name__)
@@ -73,34 +74,73 @@ class PlayDecision:
     seconds: float = 0.0
 
 
-def facts_for(play: Play, viewer: Seat, constraints: Mapping[Seat, SeatConstraints] | None = None):
-    """Known cards (per seat, original hands) and per-seat constraints as ``viewer`` sees ``play``."""
-    deal = play.deal
-    dummy = play.dummy
-    dummy_visible = len(play.cards) >= 1
-    played_by: list[tuple[Seat, Card]] = []
+def public_facts(contract: Contract, cards: Sequence[Card],
+                 constraints: Mapping[Seat, SeatConstraints] | None = None
+                 ) -> tuple[list[tuple[Seat, Card]], dict[Seat, SeatConstraints]]:
+    """Who played each card, and ``constraints`` (per seat, default none) tightened by every show-out: what the
+    whole table knows from the contract and the cards played, without any hand."""
+    if contract.declarer is None:
+        raise BridgeError("card play needs a contract with a declarer")
     cons = {s: (constraints or {}).get(s) or SeatConstraints() for s in Seat}
-    # Replay tricks to know who played what and who showed out of which suit.
+    played_by: list[tuple[Seat, Card]] = []
     seat_played = {s: 0 for s in Seat}
-    leader = play.declarer.lho
+    leader = contract.declarer.lho
     trick: list[Card] = []
-    for card in play.cards:
+    for card in cards:
         seat = leader.next(len(trick))
         if trick and card.suit != trick[0].suit:
-            led = Suit(trick[0].suit)
-            cons[seat] = cons[seat].shown_out(led, seat_played[seat])
+            cons[seat] = cons[seat].shown_out(Suit(trick[0].suit), seat_played[seat])
         played_by.append((seat, card))
         seat_played[seat] |= card.mask
         trick.append(card)
         if len(trick) == 4:
-            from ..board import trick_winner
-
-            leader = trick_winner(trick, leader, play.trump)
+            leader = trick_winner(trick, leader, contract.strain)
             trick = []
-    own = (viewer, deal[viewer])
-    dum = (dummy, deal[dummy]) if dummy_visible and viewer != dummy else None
+    return played_by, cons
+
+
+def facts_for(play: Play, viewer: Seat, constraints: Mapping[Seat, SeatConstraints] | None = None):
+    """Known cards (per seat, original hands) and per-seat constraints as ``viewer`` sees ``play``."""
+    played_by, cons = public_facts(play.contract, play.cards, constraints)
+    dummy = play.dummy
+    own = (viewer, play.deal[viewer])
+    dum = (dummy, play.deal[dummy]) if play.cards and viewer != dummy else None  # dummy is down after the lead
     known = known_cards(own=own, dummy=dum, played=played_by)
     return known, cons, played_by
+
+
+def play_from_view(contract: Contract, viewer: Seat, hand: Hand, cards: Sequence[Card | str] = (),
+                   dummy: Hand | None = None, seed: int = 0) -> Play:
+    """A ``Play`` for ``CardPlayer.choose`` from what one seat sees at a table, where nobody knows the whole deal.
+
+    ``hand`` is the viewer's original 13 cards, ``dummy`` dummy's original 13 once it is down (needed after the
+    opening lead, unless the viewer is dummy), ``cards`` every card played so far. The cards the viewer cannot see
+    are dealt at random, consistently with who played what and every show-out (``seed`` picks the deal). The
+    ``CardPlayer`` reads only the viewer's public knowledge, so any such stand-in deal gives the same decision
+    (``tests/test_play_view.py`` checks this). Raises ``BridgeError`` when the view contradicts itself.
+    """
+    cards = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+    played_by, cons = public_facts(contract, cards)
+    dummy_seat = contract.declarer.partner  # type: ignore[union-attr]  # public_facts checked the declarer
+    if len(hand) != 13:
+        raise BridgeError(f"{viewer.name.title()}'s hand must be its original 13 cards, got {len(hand)}")
+    if cards and viewer != dummy_seat and dummy is None:
+        raise BridgeError("the opening lead has been made: dummy's hand is needed")
+    if dummy is not None and (viewer == dummy_seat or not cards):
+        dummy = None  # not part of this view (dummy is not down yet, or the viewer is dummy)
+    if dummy is not None and len(dummy) != 13:
+        raise BridgeError(f"dummy's hand must be its original 13 cards, got {len(dummy)}")
+    for seat, card in played_by:
+        if seat == viewer and not hand.bits & card.mask:
+            raise BridgeError(f"{card} was played by {seat.name.title()} but is not in its hand")
+        if dummy is not None and seat == dummy_seat and not dummy.bits & card.mask:
+            raise BridgeError(f"{card} was played by dummy but is not in dummy's hand")
+    known = known_cards(own=(viewer, hand), dummy=None if dummy is None else (dummy_seat, dummy), played=played_by)
+    try:
+        world = WorldSampler(known, [cons[s] for s in Seat]).sample(1, seed).deal(0)
+    except SamplingError as exc:  # a card in two hands, or a seat following suit after showing out
+        raise BridgeError(f"no deal is consistent with this view: {exc}") from None
+    return Play(world, contract, cards)
 
 
 @dataclass
