@@ -58,33 +58,44 @@ def deal(
     auction = contract = None
     if bid:
         from engine.auction import Auction
-        from engine.bidding import Bidder, BiddingSystemError
+        from engine.bidding import BiddingSystemError
+        from engine.player import Player, SeatView
 
+        # four robots, each told only what its seat may know (engine.Player, the object a seat at a table asks)
+        settings = _play_settings(worlds=worlds, max_m=3, budget=budget)
+        robot_seed = seed if seed is not None else rng.getrandbits(31)
+        robots = {s: Player(system, settings, seed=robot_seed) for s in Seat}
+        auction = Auction(dealer)
         try:
-            bidder = Bidder(system)
+            while not auction.is_complete:
+                seat = auction.next_seat
+                choice = robots[seat].bid(SeatView(seat, d[seat], auction, vul, board=board))
+                calls.append({"seat": seat.letter, "call": str(choice.call), "alert": choice.alert,
+                              "explanation": choice.describe()})
+                auction = auction.then(choice.call)
         except BiddingSystemError as exc:
             fail(str(exc))
-        auction = Auction(dealer)
-        while not auction.is_complete:
-            seat = auction.next_seat
-            choice = bidder.choose(d[seat], auction, vul, alternatives=False)
-            calls.append({"seat": seat.letter, "call": str(choice.call), "alert": choice.alert,
-                          "explanation": choice.describe()})
-            auction = auction.then(choice.call)
         contract = auction.contract
     record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul, auction=auction)
     cards: list[dict] = []
     final_play = None
     if play and contract is not None:
         from engine.board import Play
-        from engine.play.player import play_out
+        from engine.play.oracle import SolverUnavailable
 
-        # what each call showed and denied shapes every robot's worlds, as at a real table
-        player = _card_player(worlds=worlds, max_m=3, budget=budget,
-                              constraints=bidder.explain_auction(auction, vul))  # type: ignore[union-attr]
         final_play = Play(d, contract)
-        for final_play, dec in play_out(final_play, player, rng):
-            cards.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
+        declarer, dummy = final_play.declarer, final_play.dummy
+        try:
+            while not final_play.is_complete:
+                mover = final_play.next_seat
+                seat = declarer if mover == dummy else mover  # declarer chooses dummy's cards
+                view = SeatView(seat, d[seat], auction, vul, final_play.cards,  # type: ignore[arg-type]
+                                dummy=d[dummy] if final_play.cards else None, board=board)
+                dec = robots[seat].play(view)
+                cards.append({"seat": mover.letter, "card": str(dec.card), "reason": dec.reason})
+                final_play = final_play.then(dec.card)
+        except SolverUnavailable as exc:
+            fail(str(exc))
         record = BoardRecord.from_play(board, final_play, dealer=dealer, vul=vul, auction=auction)
     if pbn_out is not None:
         from engine.pbn import encode_pbn, format_game
@@ -121,18 +132,14 @@ def deal(
         typer.echo("Score: 0 (passed out)")
 
 
-def _card_player(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
-                 inference: bool = True, constraints=None):
-    """The robot's card player with the command line's settings (exits with a clear error without a solver)."""
-    from engine.play.oracle import SolverUnavailable
-    from engine.play.player import CardPlayer, PlaySettings
+def _play_settings(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
+                   inference: bool = True):
+    """The card player's settings from the command line (exits with a clear error on a bad value)."""
+    from engine.play.player import PlaySettings
 
     try:
-        settings = PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
-                                worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
-        return CardPlayer(settings, constraints=constraints)
-    except SolverUnavailable as exc:
-        fail(str(exc))
+        return PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
+                            worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
     except BridgeError as exc:
         fail(str(exc))
 
@@ -316,7 +323,8 @@ def play_cmd(
     from engine.auction import Contract
     from engine.board import IllegalCardError, Play
     from engine.cards import Card
-    from engine.play.player import play_out
+    from engine.play.oracle import SolverUnavailable
+    from engine.play.player import CardPlayer, play_out
 
     try:
         d = Deal.parse(deal_text)
@@ -330,8 +338,12 @@ def play_cmd(
         fail(f"opening lead: {exc}")
     except BridgeError as exc:
         fail(str(exc))
-    player = _card_player(worlds=worlds, max_m=max_m, budget=budget, declarer_selector=declarer_selector,
-                          inference=inference)
+    settings = _play_settings(worlds=worlds, max_m=max_m, budget=budget, declarer_selector=declarer_selector,
+                              inference=inference)
+    try:
+        player = CardPlayer(settings)
+    except SolverUnavailable as exc:
+        fail(str(exc))
     log: list[dict] = []
     if lead is not None:
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})

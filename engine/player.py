@@ -1,0 +1,117 @@
+"""``Player``: the one object a seat at a table asks for its calls and cards.
+
+A seat knows its own hand, the auction, dummy's hand once it is down and the cards played; ``SeatView`` holds
+exactly that. ``Player.bid`` asks the rule-database bidder; ``Player.play`` builds a stand-in ``Play`` for the view
+(``engine.play.play_from_view``: the cards the seat cannot see dealt consistently with what it saw) and asks a
+``CardPlayer`` whose worlds follow what the auction showed and denied (``Bidder.explain_auction``) and whose
+beliefs carry over from card to card of the board.
+
+Decisions are deterministic given ``seed`` and the view (a re-run or resumed board plays the same), except where
+an αμ time budget cuts a search short.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .auction import Auction, Contract
+from .bidding import BidChoice, Bidder, get_bidder
+from .board import IllegalCardError
+from .cards import BridgeError, Card, Hand, Seat, Vul
+from .play.oracle import DDOracle, default_oracle
+from .play.player import CardPlayer, PlayDecision, PlaySettings, play_from_view
+
+__all__ = ["SeatView", "Player"]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat knows of a board: its original hand, the auction, and during the play dummy's original hand
+    and every card played (in order). ``board`` only seeds decisions."""
+
+    seat: Seat
+    hand: Hand
+    auction: Auction
+    vul: Vul = Vul.NONE
+    cards: tuple[Card, ...] = ()
+    dummy: Hand | None = None
+    board: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.hand) != 13:
+            raise BridgeError(f"{self.seat.name.title()}'s hand must have 13 cards, got {len(self.hand)}")
+        object.__setattr__(self, "cards", tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.cards))
+        if self.cards and not self.auction.is_complete:
+            raise BridgeError("cards were played before the auction ended")
+
+    @property
+    def contract(self) -> Contract | None:
+        return self.auction.contract if self.auction.is_complete else None
+
+
+@dataclass
+class _Board:
+    key: tuple
+    card_player: CardPlayer
+
+
+@dataclass
+class Player:
+    """A seat's brain: ``bid(view)`` and ``play(view)``. One ``Player`` serves one seat for a whole session (it keeps
+    the card player of the board in progress, so beliefs persist between the seat's cards)."""
+
+    system: str = "sayc"
+    settings: PlaySettings = field(default_factory=PlaySettings)
+    seed: int = 0
+    oracle: DDOracle | None = None
+    _board: _Board | None = field(default=None, init=False, repr=False)
+
+    @property
+    def bidder(self) -> Bidder:
+        return get_bidder(self.system)
+
+    def _rng(self, view: SeatView, step: int) -> random.Random:
+        # an explicit integer mix (not hash()): the same board, seat and step give the same decision in any process
+        return random.Random(((self.seed * 1_000_003 + view.board) * 7 + int(view.seat)) * 1_009 + step)
+
+    def bid(self, view: SeatView) -> BidChoice:
+        """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn)."""
+        if view.auction.is_complete:
+            raise BridgeError("the auction is over: no call to make")
+        if view.auction.next_seat != view.seat:
+            raise BridgeError(f"{view.auction.next_seat.name.title()} is to call, not {view.seat.name.title()}")
+        return self.bidder.choose(view.hand, view.auction, view.vul, alternatives=False)
+
+    def play(self, view: SeatView) -> PlayDecision:
+        """The next card for the seat, or for dummy when the seat is declarer, with the reason for it.
+
+        Raises ``BridgeError`` when the auction was passed out, the view contradicts itself (see
+        ``play_from_view``), or it is another seat's turn.
+        """
+        contract = view.contract
+        if contract is None:
+            raise BridgeError("no contract: the auction is not over or was passed out")
+        step = len(view.cards)
+        stand_in = play_from_view(contract, view.seat, view.hand, view.cards, dummy=view.dummy,
+                                  seed=self._rng(view, step).getrandbits(31))
+        if stand_in.is_complete:
+            raise BridgeError("the play is over: no card to choose")
+        mover = stand_in.next_seat
+        decider = stand_in.declarer if mover in (stand_in.declarer, stand_in.dummy) else mover  # declarer plays dummy
+        if view.seat != decider:
+            raise BridgeError(f"{decider.name.title()} chooses {mover.name.title()}'s card now, not "
+                              f"{view.seat.name.title()}")
+        decision = self._card_player(view).choose(stand_in, self._rng(view, 100 + step))
+        if decision.card not in stand_in.legal_cards():  # the engine's own invariant, checked at the boundary
+            raise IllegalCardError(f"the card player chose {decision.card}, which is not legal here")
+        return decision
+
+    def _card_player(self, view: SeatView) -> CardPlayer:
+        key = (view.board, int(view.seat), view.hand.bits, tuple(view.auction.calls), int(view.vul))
+        if self._board is None or self._board.key != key:
+            if self.oracle is None:
+                self.oracle = default_oracle()  # built on the first card, so a bidding-only seat needs no solver
+            constraints = self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat)
+            self._board = _Board(key, CardPlayer(self.settings, oracle=self.oracle, constraints=constraints))
+        return self._board.card_player

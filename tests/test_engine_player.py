@@ -1,0 +1,118 @@
+"""``engine.Player``: four seats, each told only what it may know, bid and play a whole board."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.auction import Auction
+from engine.board import Play
+from engine.cards import BridgeError, Deal, Hand, Seat, Vul
+from engine.play.player import PlaySettings
+from engine.player import Player, SeatView
+
+from test_play_oracle import EndplayOracle
+
+ORACLE = EndplayOracle()
+SETTINGS = PlaySettings(worlds_declarer=5, worlds_defender=5, max_m=2, declarer_budget_s=1e9)
+
+
+def table(deal: Deal, dealer: Seat, vul: Vul, seed: int, board: int = 1):
+    """Bid and play ``deal`` with a Player per seat; returns (auction, play, decisions)."""
+    robots = {s: Player("sayc", SETTINGS, seed=seed, oracle=ORACLE) for s in Seat}
+    auction = Auction(dealer)
+    while not auction.is_complete:
+        seat = auction.next_seat
+        auction = auction.then(robots[seat].bid(SeatView(seat, deal[seat], auction, vul, board=board)).call)
+    if auction.contract is None:
+        return auction, None, []
+    play = Play(deal, auction.contract)
+    decisions = []
+    while not play.is_complete:
+        mover = play.next_seat
+        seat = play.declarer if mover == play.dummy else mover
+        view = SeatView(seat, deal[seat], auction, vul, play.cards, dummy=deal[play.dummy] if play.cards else None,
+                        board=board)
+        d = robots[seat].play(view)
+        assert d.card in play.legal_cards() and d.seat == mover and d.reason
+        decisions.append((d.card, d.reason))
+        play = play.then(d.card)
+    return auction, play, decisions
+
+
+def contracted_deal(start: int) -> tuple[Deal, int]:
+    """The first seeded deal from ``start`` that SAYC does not pass out."""
+    for seed in range(start, start + 50):
+        deal = Deal.random(random.Random(seed))
+        if table_auction(deal).contract is not None:
+            return deal, seed
+    raise AssertionError("fifty passed-out deals in a row")
+
+
+def table_auction(deal: Deal) -> Auction:
+    p = Player("sayc")
+    auction = Auction(Seat.NORTH)
+    while not auction.is_complete:
+        s = auction.next_seat
+        auction = auction.then(p.bid(SeatView(s, deal[s], auction)).call)
+    return auction
+
+
+def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
+    deal, _ = contracted_deal(2)
+    a1, p1, d1 = table(deal, Seat.NORTH, Vul.NONE, seed=5)
+    a2, p2, d2 = table(deal, Seat.NORTH, Vul.NONE, seed=5)
+    assert p1 is not None and p1.is_complete and len(d1) == 52
+    assert a1 == a2 and d1 == d2  # seeded: a re-run board is the same board
+
+
+def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
+    deal = Deal.random(random.Random(1))
+    p = Player("sayc")
+    auction = Auction(Seat.EAST)
+    choice = p.bid(SeatView(Seat.EAST, deal[Seat.EAST], auction))
+    assert choice.explanation and choice.call in auction.legal_calls()
+    with pytest.raises(BridgeError, match="East is to call, not South"):
+        p.bid(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction))
+    over = Auction.parse("P P P P", "E")
+    with pytest.raises(BridgeError, match="auction is over"):
+        p.bid(SeatView(Seat.EAST, deal[Seat.EAST], over))
+
+
+def test_play_refuses_what_a_seat_cannot_do():
+    deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
+    auction = Auction.parse("1N P 7N P P P", "S")  # 7NT by South: West leads, North is dummy
+    p = Player("sayc", SETTINGS, oracle=ORACLE)
+    with pytest.raises(BridgeError, match="West chooses West's card now, not South"):
+        p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction))
+    lead = p.play(SeatView(Seat.WEST, deal[Seat.WEST], auction))
+    assert lead.seat == Seat.WEST
+    # after the lead North (dummy) is to play: declarer chooses, dummy never does
+    with pytest.raises(BridgeError, match="South chooses North's card now, not North"):
+        p.play(SeatView(Seat.NORTH, deal[Seat.NORTH], auction, cards=(lead.card,)))
+    d = p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction, cards=(lead.card,), dummy=deal[Seat.NORTH]))
+    assert d.seat == Seat.NORTH and d.card in deal[Seat.NORTH]
+    with pytest.raises(BridgeError, match="dummy's hand is needed"):
+        p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction, cards=(lead.card,)))
+    with pytest.raises(BridgeError, match="passed out"):
+        p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], Auction.parse("P P P P", "S")))
+    with pytest.raises(BridgeError, match="13 cards"):
+        SeatView(Seat.SOUTH, Hand.parse("A986.432.432.AK"), auction)
+    with pytest.raises(BridgeError, match="before the auction ended"):
+        SeatView(Seat.SOUTH, deal[Seat.SOUTH], Auction.parse("1N P", "S"), cards=("HJ",))
+
+
+def test_the_auction_shapes_the_worlds_a_player_imagines():
+    # South opened 1NT (15-17 balanced) and North raised to 3NT: West, on lead, imagines only such South hands.
+    deal = Deal.parse("N:T2.K5.AQ42.KQJ53 J985.JT42.653.98 AQ7.AQ86.J8.AT72 K643.973.KT97.64")
+    auction = Auction.parse("1N P 3N P P P", "S")
+    p = Player("sayc", PlaySettings(worlds_defender=40, inference=False), oracle=ORACLE)
+    view = SeatView(Seat.WEST, deal[Seat.WEST], auction)
+    p.play(view)
+    cp = p._card_player(view)  # the board's card player, kept for the seat's next cards
+    stand_in = Play(deal, auction.contract)
+    masks, _ = cp.worlds_and_weights(stand_in, Seat.WEST, 40, random.Random(1))
+    for row in masks:
+        south = Hand(int(row[Seat.SOUTH]))
+        assert 15 <= south.hcp <= 17 and max(south.shape) <= 5 and min(south.shape) >= 2
