@@ -54,49 +54,23 @@ def deal(
     dealer, vul = dealer_for_board(board), vul_for_board(board)
     pbn = d.to_pbn(dealer)
     bid = bid or play
-    calls: list[dict] = []
-    auction = contract = None
+    record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul)
+    played = None
     if bid:
-        from engine.auction import Auction
         from engine.bidding import BiddingSystemError
-        from engine.player import Player, SeatView
+        from engine.play.oracle import SolverUnavailable
+        from engine.player import Player
+        from robot.selfplay import play_board
 
         # four robots, each told only what its seat may know (engine.Player, the object a seat at a table asks)
         settings = _play_settings(worlds=worlds, max_m=3, budget=budget)
         robot_seed = seed if seed is not None else rng.getrandbits(31)
-        robots = {s: Player(system, settings, seed=robot_seed) for s in Seat}
-        auction = Auction(dealer)
         try:
-            while not auction.is_complete:
-                seat = auction.next_seat
-                choice = robots[seat].bid(SeatView(seat, d[seat], auction, vul, board=board))
-                calls.append({"seat": seat.letter, "call": str(choice.call), "alert": choice.alert,
-                              "explanation": choice.describe()})
-                auction = auction.then(choice.call)
-        except BiddingSystemError as exc:
+            played = play_board(board, d, {s: Player(system, settings, seed=robot_seed) for s in Seat}, play=play)
+        except (BiddingSystemError, SolverUnavailable) as exc:
             fail(str(exc))
-        contract = auction.contract
-    record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul, auction=auction)
-    cards: list[dict] = []
-    final_play = None
-    if play and contract is not None:
-        from engine.board import Play
-        from engine.play.oracle import SolverUnavailable
-
-        final_play = Play(d, contract)
-        declarer, dummy = final_play.declarer, final_play.dummy
-        try:
-            while not final_play.is_complete:
-                mover = final_play.next_seat
-                seat = declarer if mover == dummy else mover  # declarer chooses dummy's cards
-                view = SeatView(seat, d[seat], auction, vul, final_play.cards,  # type: ignore[arg-type]
-                                dummy=d[dummy] if final_play.cards else None, board=board)
-                dec = robots[seat].play(view)
-                cards.append({"seat": mover.letter, "card": str(dec.card), "reason": dec.reason})
-                final_play = final_play.then(dec.card)
-        except SolverUnavailable as exc:
-            fail(str(exc))
-        record = BoardRecord.from_play(board, final_play, dealer=dealer, vul=vul, auction=auction)
+        record = played.record
+    contract = record.contract
     if pbn_out is not None:
         from engine.pbn import encode_pbn, format_game
 
@@ -105,6 +79,9 @@ def deal(
                 f.write(encode_pbn(format_game(record, score=True)))
         except OSError as e:
             fail(f"cannot write {pbn_out}: {e.strerror}")
+    calls = [{"seat": c.seat.letter, "call": str(c.call), "alert": c.alert, "explanation": c.explanation}
+             for c in (played.calls if played else ())]
+    cards = [{"seat": c.seat.letter, "card": str(c.card), "reason": c.reason} for c in (played.cards if played else ())]
     if as_json:
         out: dict = {"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}
         if bid:
@@ -124,10 +101,10 @@ def deal(
         for c in calls:
             typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
         typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
-    if final_play is not None:
+    if played is not None and played.play is not None:
         typer.echo("")
-        _echo_tricks(final_play, cards)
-        typer.echo(_result_line(final_play, vul))
+        _echo_tricks(played.play, cards)
+        typer.echo(_result_line(played.play, vul))
     elif play:
         typer.echo("Score: 0 (passed out)")
 

@@ -11,6 +11,7 @@ from engine.board import Play
 from engine.cards import BridgeError, Deal, Hand, Seat, Vul
 from engine.play.player import PlaySettings
 from engine.player import Player, SeatView
+from robot.selfplay import play_board
 
 from test_play_oracle import EndplayOracle
 
@@ -18,53 +19,32 @@ ORACLE = EndplayOracle()
 SETTINGS = PlaySettings(worlds_declarer=5, worlds_defender=5, max_m=2, declarer_budget_s=1e9)
 
 
-def table(deal: Deal, dealer: Seat, vul: Vul, seed: int, board: int = 1):
-    """Bid and play ``deal`` with a Player per seat; returns (auction, play, decisions)."""
-    robots = {s: Player("sayc", SETTINGS, seed=seed, oracle=ORACLE) for s in Seat}
-    auction = Auction(dealer)
-    while not auction.is_complete:
-        seat = auction.next_seat
-        auction = auction.then(robots[seat].bid(SeatView(seat, deal[seat], auction, vul, board=board)).call)
-    if auction.contract is None:
-        return auction, None, []
-    play = Play(deal, auction.contract)
-    decisions = []
-    while not play.is_complete:
-        mover = play.next_seat
-        seat = play.declarer if mover == play.dummy else mover
-        view = SeatView(seat, deal[seat], auction, vul, play.cards, dummy=deal[play.dummy] if play.cards else None,
-                        board=board)
-        d = robots[seat].play(view)
-        assert d.card in play.legal_cards() and d.seat == mover and d.reason
-        decisions.append((d.card, d.reason))
-        play = play.then(d.card)
-    return auction, play, decisions
-
-
-def contracted_deal(start: int) -> tuple[Deal, int]:
-    """The first seeded deal from ``start`` that SAYC does not pass out."""
-    for seed in range(start, start + 50):
-        deal = Deal.random(random.Random(seed))
-        if table_auction(deal).contract is not None:
-            return deal, seed
-    raise AssertionError("fifty passed-out deals in a row")
-
-
-def table_auction(deal: Deal) -> Auction:
-    p = Player("sayc")
-    auction = Auction(Seat.NORTH)
-    while not auction.is_complete:
-        s = auction.next_seat
-        auction = auction.then(p.bid(SeatView(s, deal[s], auction)).call)
-    return auction
-
-
 def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
-    deal, _ = contracted_deal(2)
-    a1, p1, d1 = table(deal, Seat.NORTH, Vul.NONE, seed=5)
-    a2, p2, d2 = table(deal, Seat.NORTH, Vul.NONE, seed=5)
-    assert p1 is not None and p1.is_complete and len(d1) == 52
-    assert a1 == a2 and d1 == d2  # seeded: a re-run board is the same board
+    """A table of four Players (robot.selfplay.play_board: each seat gets only its SeatView) plays a whole board;
+    a re-run with the same seeds is the same board, call for call and card for card."""
+    deal = Deal.random(random.Random(2))
+    runs = [play_board(1, deal, {s: Player("sayc", SETTINGS, seed=5, oracle=ORACLE) for s in Seat}) for _ in (0, 1)]
+    a, b = runs
+    assert a.record.auction is not None and a.record.auction.is_complete and a.record.contract is not None
+    assert a.play is not None and a.play.is_complete and len(a.cards) == 52
+    assert a.record.result == a.play.declarer_tricks
+    for made, card in zip(a.cards, a.play.cards):
+        assert made.card == card and made.reason
+    assert (a.calls, a.cards) == (b.calls, b.cards)
+
+
+def test_a_passed_out_board_has_no_play():
+    deal = Deal.random(random.Random(6))  # four passes in SAYC on board 1
+    played = play_board(1, deal, {s: Player("sayc") for s in Seat})  # no oracle needed: nobody plays a card
+    assert played.record.auction is not None and played.record.auction.is_passed_out
+    assert played.play is None and played.cards == () and len(played.calls) == 4
+    assert played.record.result is None and played.record.score_ns() == 0
+
+
+def test_bidding_only_stops_after_the_auction():
+    deal = Deal.random(random.Random(2))
+    played = play_board(1, deal, {s: Player("sayc") for s in Seat}, play=False)
+    assert played.record.contract is not None and played.play is None and played.cards == ()
 
 
 def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
