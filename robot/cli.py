@@ -42,8 +42,8 @@ def deal(
 ) -> None:
     """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
 
-    With ``--play`` this is one whole board at a table of four robots: SAYC bidding with every call explained, αμ
-    declarer play and PIMC defence with the reason for every card, and the duplicate score.
+    With --play, one whole board at a table of four robots, each seeing only its own seat: bidding with every call
+    explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
     """
     import random
 
