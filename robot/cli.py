@@ -45,10 +45,15 @@ def deal(
     With --play, one whole board at a table of four robots, each seeing only its own seat: bidding with every call
     explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
     """
+    import os
     import random
 
     from engine.board import BoardRecord
 
+    if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
+        folder = os.path.dirname(os.path.abspath(pbn_out))
+        if os.path.isdir(pbn_out) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            fail(f"cannot write {pbn_out}: {'a directory' if os.path.isdir(pbn_out) else 'no writable folder'}")
     rng = random.Random(seed)
     d = Deal.random(rng)
     dealer, vul = dealer_for_board(board), vul_for_board(board)
@@ -72,13 +77,7 @@ def deal(
         record = played.record
     contract = record.contract
     if pbn_out is not None:
-        from engine.pbn import encode_pbn, format_game
-
-        try:
-            with open(pbn_out, "wb") as f:
-                f.write(encode_pbn(format_game(record, score=True)))
-        except OSError as e:
-            fail(f"cannot write {pbn_out}: {e.strerror}")
+        _write_pbn(pbn_out, record)
     calls = [{"seat": c.seat.letter, "call": str(c.call), "alert": c.alert, "explanation": c.explanation}
              for c in (played.calls if played else ())]
     cards = [{"seat": c.seat.letter, "card": str(c.card), "reason": c.reason} for c in (played.cards if played else ())]
@@ -107,6 +106,16 @@ def deal(
         typer.echo(_result_line(played.play, vul))
     elif play:
         typer.echo("Score: 0 (passed out)")
+
+
+def _write_pbn(path: str, record) -> None:
+    from engine.pbn import encode_pbn, format_game
+
+    try:
+        with open(path, "wb") as f:
+            f.write(encode_pbn(format_game(record, score=True)))
+    except OSError as e:
+        fail(f"cannot write {path}: {e.strerror}")
 
 
 def _play_settings(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",

@@ -103,6 +103,9 @@ def test_deal_play_of_a_passed_out_board_scores_zero():
     assert out["contract"] is None and out["play"] == [] and out["tricks"] is None and out["score_ns"] == 0
 
 
-def test_deal_pbn_to_an_unwritable_path_fails_clearly(tmp_path):
-    r = run("deal", "--board", "1", "--seed", "1", "--pbn", str(tmp_path / "missing" / "x.pbn"))
+@pytest.mark.parametrize("where", ["missing/x.pbn", "."])
+def test_deal_pbn_to_an_unwritable_path_fails_before_playing(tmp_path, where):
+    # refused up front: no board is played (and no time spent) for a result that could not be saved
+    r = run("deal", "--board", "1", "--seed", "1", "--play", "--pbn", str(tmp_path / where))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""
