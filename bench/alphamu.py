@@ -8,8 +8,8 @@ Protocol (paper §5, gaps filled as in our notes §2.6):
   runs strictly between 30% and 70%.
 - Every configuration (M = 1, 2, 3 with 20 and 40 declarer worlds) plays every kept deal once, with the same
   per-deal seed; αμ declares, the defence is PIMC with 20 worlds. Worlds are uniform (no inference), as in the paper.
-- Reported: make rate with its binomial standard error per configuration, the paired gain of M=3 over M=1
-  (20 worlds) with its standard error, discrepancies (declarer decisions where αμ's card differs from its own M=1
+- Reported: make rate with its binomial standard error per configuration, the paired gain of M=3 over M=1 at
+  each world count with its standard error (the RESULT keys for 40 worlds end in ``_w40``), discrepancies (declarer decisions where αμ's card differs from its own M=1
   choice), and the mean time per declarer move (searched moves only: forced and equal-card plays take no time).
 - ``--repeats R`` (not the paper's; default 1) plays every kept deal R times per configuration, game r with the same
   seed in every configuration. Finding a kept deal costs about ten times what playing it costs (the filter plays
@@ -478,20 +478,23 @@ def main(argv=None) -> int:
             out[name] = {"rate": rate, "se": se, "spm": spm, "per_deal": per_deal}
             print(f"{name:12} {len(deals):5d} {len(flat):5d} {100 * rate:6.1f}% {100 * se:5.1f} "
                   f"{disc:5d}/{alld:<6d} {spm:8.3f}")
-        if "M1W20" in out and "M3W20" in out:
-            d1, d3 = out["M1W20"]["per_deal"], out["M3W20"]["per_deal"]
+        for w in sorted({w for _, w, _ in configs}):
+            base, alpha = f"M1W{w}", f"M3W{w}"
+            if base not in out or alpha not in out:
+                continue
+            d1, d3 = out[base]["per_deal"], out[alpha]["per_deal"]
             diffs = [d3[i] - d1[i] for i in deals]
             g, gse = rate_se(diffs)
             up, down = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
-            out["gain"] = {"points": g, "se": gse, "p": sign_flip_p(diffs), "up": up, "down": down}
-            print(f"M3 vs M1 (20 worlds), paired over {len(diffs)} deals x {reps} game(s): gain {100 * g:+.1f} points "
-                  f"(se {100 * gse:.1f}); deals where M3 did better: {up}, worse: {down}; "
-                  f"sign-flip p = {out['gain']['p']:.3f}")
+            out[f"gain_w{w}"] = {"points": g, "se": gse, "p": sign_flip_p(diffs), "up": up, "down": down}
+            print(f"M3 vs M1 ({w} worlds), paired over {len(diffs)} deals x {reps} game(s): gain {100 * g:+.1f} "
+                  f"points (se {100 * gse:.1f}); deals where M3 did better: {up}, worse: {down}; "
+                  f"sign-flip p = {out[f'gain_w{w}']['p']:.3f}, McNemar p = {mcnemar_p(up, down):.3f}")
             if reps == 1:
                 # Where M3 first left PIMC's card on the deals the two decided differently (records made since
                 # session 11 keep it): the place to look when asking why αμ won or lost a deal.
                 for i, d in zip(deals, diffs):
-                    dep = played[(i, "M3W20", 0)].get("departures")
+                    dep = played[(i, alpha, 0)].get("departures")
                     if d and dep:
                         x = dep[0]
                         est = "?" if x.get("goal") is None else f"{100 * x['goal']:.0f}%"
@@ -507,14 +510,25 @@ def main(argv=None) -> int:
     for m in (1, 2, 3):
         if f"M{m}W20" in summary:
             res[f"make_m{m}"] = r1(summary[f"M{m}W20"]["rate"])
-    if "gain" in summary:
-        s1, s3, gain = summary["M1W20"], summary["M3W20"], summary["gain"]
+    if "gain_w20" in summary:
+        s1, s3, gain = summary["M1W20"], summary["M3W20"], summary["gain_w20"]
         res["gain_m3_points"] = r1(gain["points"])
         res["gain_m3_stderr"] = r1(gain["se"])
         res["sec_per_move_m1"] = r1(s1["spm"], 1, 3)
         res["sec_per_move_m3"] = r1(s3["spm"], 1, 3)
         res["time_ratio_m3_m1"] = round(s3["spm"] / s1["spm"], 2) if s1["spm"] else "nan"
         res["mcnemar_p_m3"] = round(mcnemar_p(gain["up"], gain["down"]), 3)
+    for w in sorted({w for _, w, _ in configs} - {20}):
+        # Other world counts (the paper's Table 2 at 40): their own make-rates, paired gain and time per move.
+        for m in (1, 2, 3):
+            if f"M{m}W{w}" in summary:
+                res[f"make_m{m}_w{w}"] = r1(summary[f"M{m}W{w}"]["rate"])
+        if f"gain_w{w}" in summary:
+            gain = summary[f"gain_w{w}"]
+            res[f"gain_m3_points_w{w}"] = r1(gain["points"])
+            res[f"gain_m3_stderr_w{w}"] = r1(gain["se"])
+            res[f"sec_per_move_m3_w{w}"] = r1(summary[f"M3W{w}"]["spm"], 1, 3)
+            res[f"mcnemar_p_m3_w{w}"] = round(mcnemar_p(gain["up"], gain["down"]), 3)
     if a.repeats > 1:
         pooled = summarise(kept_all, a.repeats, f"all {a.repeats} games of each deal that has them all")
         res["deals_all"] = len(kept_all)
@@ -522,10 +536,10 @@ def main(argv=None) -> int:
         for m in (1, 2, 3):
             if f"M{m}W20" in pooled:
                 res[f"make_m{m}_all"] = r1(pooled[f"M{m}W20"]["rate"])
-        if "gain" in pooled:
-            res["gain_m3_points_all"] = r1(pooled["gain"]["points"])
-            res["gain_m3_stderr_all"] = r1(pooled["gain"]["se"])
-            res["p_gain_m3_all"] = round(pooled["gain"]["p"], 3)
+        if "gain_w20" in pooled:
+            res["gain_m3_points_all"] = r1(pooled["gain_w20"]["points"])
+            res["gain_m3_stderr_all"] = r1(pooled["gain_w20"]["se"])
+            res["p_gain_m3_all"] = round(pooled["gain_w20"]["p"], 3)
     print("RESULT " + " ".join(f"{k}={v}" for k, v in res.items()))
     return 0
 
