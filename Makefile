@@ -24,7 +24,7 @@ run: build
 	$(VENV)/bin/squeeze deal --board 1 --seed 1 --play
 
 test: build
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(VENV)/bin/pytest -q -p no:cacheprovider
 
 clean:
-	rm -rf build $(VENV) $(shell find engine -name '*.so' -o -name '*.c')
+	rm -rf build $(VENV) $(shell find engine -name '*.so')

@@ -1,4 +1,9 @@
-"""Build the Cython extensions: every ``*.pyx`` under ``engine/`` becomes a module of the same dotted name."""
+"""Build the Cython extensions: every ``*.pyx`` under ``engine/`` becomes a module of the same dotted name in the
+``squeeze`` namespace (``engine/dds/_solver.pyx`` -> ``squeeze.engine.dds._solver``).
+
+Cython's generated C goes under ``build/cython/``, never beside the sources: every ``.c`` file in the source tree
+is hand-written and kept in git.
+"""
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -15,7 +20,7 @@ def _extensions() -> list:
 
     exts = [
         Extension(
-            ".".join(p.relative_to(ROOT).with_suffix("").parts),
+            ".".join(("squeeze",) + p.relative_to(ROOT).with_suffix("").parts),
             [str(p.relative_to(ROOT))],
             include_dirs=[numpy.get_include(), str(p.parent)],
             extra_compile_args=["-O3", "-march=x86-64-v2", "-fno-strict-aliasing"],
@@ -26,6 +31,7 @@ def _extensions() -> list:
     return cythonize(
         exts,
         language_level=3,
+        build_dir="build/cython",
         compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True, "initializedcheck": False},
     )
 

@@ -48,12 +48,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.auction import Contract  # noqa: E402
-from engine.board import Play  # noqa: E402
-from engine.cards import Hand, Seat, Suit  # noqa: E402
-from engine.play.player import CardPlayer, PlaySettings  # noqa: E402
-from engine.play.position import Position  # noqa: E402
-from engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
+from squeeze.engine.auction import Contract  # noqa: E402
+from squeeze.engine.board import Play  # noqa: E402
+from squeeze.engine.cards import Hand, Seat, Suit  # noqa: E402
+from squeeze.engine.play.player import CardPlayer, PlaySettings  # noqa: E402
+from squeeze.engine.play.position import Position  # noqa: E402
+from squeeze.engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
 
 
 # --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------
@@ -157,7 +157,7 @@ class EndplayOracle:
 def make_oracle(name: str):
     if name == "endplay":
         return EndplayOracle()
-    from engine.play.oracle import EngineDDOracle
+    from squeeze.engine.play.oracle import EngineDDOracle
 
     o = EngineDDOracle()
     o.name = "engine.dds"  # type: ignore[attr-defined]

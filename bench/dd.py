@@ -154,8 +154,8 @@ def main(argv=None) -> int:
     n_leads = args.lead_deals if args.lead_deals is not None else (2 if q else 10)
     if n_leads:
         from bench.alphamu import candidate_deal, nt_constraints
-        from engine.cards import Seat
-        from engine.sampling import SeatConstraints, WorldSampler
+        from squeeze.engine.cards import Seat
+        from squeeze.engine.sampling import SeatConstraints, WorldSampler
 
         cons = nt_constraints()
         t_dds = t_ours = 0.0

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.cards import Deal, Seat, Strain  # noqa: E402
-from engine.dds import _solver as core  # noqa: E402
+from squeeze.engine.cards import Deal, Seat, Strain  # noqa: E402
+from squeeze.engine.dds import _solver as core  # noqa: E402
 
 VARIANTS = [
     ("all on (default)", 0),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.cards import Card, Deal, Seat, Strain  # noqa: E402
-from engine.dds import Position, Solver  # noqa: E402
+from squeeze.engine.cards import Card, Deal, Seat, Strain  # noqa: E402
+from squeeze.engine.dds import Position, Solver  # noqa: E402
 
 # the harness numbers strains S,H,D,C,NT = 0..4 (DDS order); engine.cards numbers C,D,H,S,NT = 0..4
 _STRAIN = {0: Strain.SPADES, 1: Strain.HEARTS, 2: Strain.DIAMONDS, 3: Strain.CLUBS, 4: Strain.NOTRUMP}

@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.cards import Card, Deal, Hand, Seat, Strain  # noqa: E402
-from engine.dds import Position, Solver  # noqa: E402
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Strain  # noqa: E402
+from squeeze.engine.dds import Position, Solver  # noqa: E402
 
 
 def worlds(rng: random.Random, n: int) -> list[Position]:

@@ -32,9 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cards import Card, Deal  # noqa: E402
-from engine.inference import DoubleDummyPlayer, PlayFacts, WorldPosterior  # noqa: E402
-from engine.sampling import WorldSampler  # noqa: E402
+from squeeze.engine.cards import Card, Deal  # noqa: E402
+from squeeze.engine.inference import DoubleDummyPlayer, PlayFacts, WorldPosterior  # noqa: E402
+from squeeze.engine.sampling import WorldSampler  # noqa: E402
 
 _RANKS = "23456789TJQKA"
 
@@ -81,7 +81,7 @@ class EndplayOracle:
 def make_oracle(name: str):
     if name == "endplay":
         return EndplayOracle(), "endplay DDS"
-    from engine.play.oracle import default_oracle
+    from squeeze.engine.play.oracle import default_oracle
 
     return default_oracle(), "engine.dds"
 
@@ -100,7 +100,7 @@ def dd_choice(oracle, pos, rng: random.Random, blunder: float) -> int:
 
 def self_play(deal: Deal, oracle, rng: random.Random, blunder: float):
     """(declarer, trump, cards played as (seat, index) in order) for 9+ tricks of DD-best play."""
-    from engine.play.position import Position
+    from squeeze.engine.play.position import Position
 
     import endplay.dds as edds
     from endplay.types import Deal as EDeal

@@ -12,10 +12,10 @@ import argparse
 import random
 import time
 
-from engine.auction import Auction
-from engine.board import BoardRecord, Play
-from engine.cards import Deal, dealer_for_board
-from engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
+from squeeze.engine.auction import Auction
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Deal, dealer_for_board
+from squeeze.engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
 
 
 def make_games(n: int, seed: int = 1) -> list[PbnGame]:

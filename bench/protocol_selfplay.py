@@ -15,12 +15,12 @@ import argparse
 import random
 import time
 
-from engine.auction import ALL_CALLS, PASS, Auction
-from engine.board import BoardRecord, Play
-from engine.cards import Deal, Seat, dealer_for_board, vul_for_board
-from protocol.client import ClientMachine
-from protocol.loopback import Loopback
-from protocol.table import TableMachine
+from squeeze.engine.auction import ALL_CALLS, PASS, Auction
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.protocol.client import ClientMachine
+from squeeze.protocol.loopback import Loopback
+from squeeze.protocol.table import TableMachine
 
 
 def main() -> None:

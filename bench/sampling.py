@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cards import Deal, Hand, Seat, Suit  # noqa: E402
-from engine.sampling import SeatConstraints, WorldSampler, hcp_of_masks, known_cards  # noqa: E402
+from squeeze.engine.cards import Deal, Hand, Seat, Suit  # noqa: E402
+from squeeze.engine.sampling import SeatConstraints, WorldSampler, hcp_of_masks, known_cards  # noqa: E402
 
 
 class Balanced:

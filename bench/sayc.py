@@ -42,7 +42,7 @@ def main() -> None:
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "robot.cli", "bid", "--batch"], input=payload, capture_output=True, text=True,
+        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"], input=payload, capture_output=True, text=True,
         cwd=ROOT,
     )
     elapsed = time.perf_counter() - t0
@@ -101,9 +101,9 @@ def main() -> None:
     # In-process timing of the rule interpreter alone (no process start-up), caches cold per new auction:
     # the "rules-only call under 10 ms" budget of issue 6, reported as a ratio to that budget.
     sys.path.insert(0, str(ROOT))
-    from engine.auction import Auction
-    from engine.bidding import Bidder
-    from engine.cards import Hand, Seat, Vul
+    from squeeze.engine.auction import Auction
+    from squeeze.engine.bidding import Bidder
+    from squeeze.engine.cards import Hand, Seat, Vul
 
     bidder = Bidder("sayc")
     times = []
@@ -123,7 +123,7 @@ def main() -> None:
     # sides with 26+ HCP that did not reach a game they declare, and the games bid on fewer than 20 HCP.
     import random as _random
 
-    from engine.cards import Deal
+    from squeeze.engine.cards import Deal
 
     rng = _random.Random(1)
     n_deals = 100 if args.quick else 300

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional, Union
 
-from engine.auction import PASS, Auction, Call, Contract, IllegalCallError
-from engine.board import trick_winner
-from engine.cards import Card, Deal, Hand, Seat, Vul
+from squeeze.engine.auction import PASS, Auction, Call, Contract, IllegalCallError
+from squeeze.engine.board import trick_winner
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
 
 from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt

@@ -11,9 +11,9 @@ import random
 from collections import deque
 from typing import Callable, Optional, Union
 
-from engine.auction import Call
-from engine.board import BoardRecord
-from engine.cards import Card, Seat
+from squeeze.engine.auction import Call
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Card, Seat
 
 from .errors import ProtocolError
 from .client import CallRequested, CardRequested, ClientEvent, ClientMachine

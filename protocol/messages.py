@@ -23,8 +23,8 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, InstanceOf, ValidationError, model_validator
 
-from engine.auction import Call
-from engine.cards import SUITS_HIGH_FIRST, Card, Hand, Rank, Seat, Suit, Vul
+from squeeze.engine.auction import Call
+from squeeze.engine.cards import SUITS_HIGH_FIRST, Card, Hand, Rank, Seat, Suit, Vul
 
 from .errors import RemoteProtocolError, excerpt
 

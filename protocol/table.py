@@ -31,9 +31,9 @@ from typing import Callable, Hashable, Iterable, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.auction import Auction, IllegalCallError
-from engine.board import BoardRecord, IllegalCardError, Play
-from engine.cards import Deal, Seat, Vul
+from squeeze.engine.auction import Auction, IllegalCallError
+from squeeze.engine.board import BoardRecord, IllegalCardError, Play
+from squeeze.engine.cards import Deal, Seat, Vul
 
 from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
 
 app = typer.Typer(
     add_completion=False,
@@ -48,7 +48,7 @@ def deal(
     import os
     import random
 
-    from engine.board import BoardRecord
+    from squeeze.engine.board import BoardRecord
 
     if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
         folder = os.path.dirname(os.path.abspath(pbn_out))
@@ -62,10 +62,10 @@ def deal(
     record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul)
     played = None
     if bid:
-        from engine.bidding import BiddingSystemError
-        from engine.play.oracle import SolverUnavailable
-        from engine.player import Player
-        from robot.selfplay import play_board
+        from squeeze.engine.bidding import BiddingSystemError
+        from squeeze.engine.play.oracle import SolverUnavailable
+        from squeeze.engine.player import Player
+        from squeeze.robot.selfplay import play_board
 
         # four robots, each told only what its seat may know (engine.Player, the object a seat at a table asks)
         settings = _play_settings(worlds=worlds, max_m=3, budget=budget)
@@ -109,7 +109,7 @@ def deal(
 
 
 def _write_pbn(path: str, record) -> None:
-    from engine.pbn import encode_pbn, format_game
+    from squeeze.engine.pbn import encode_pbn, format_game
 
     try:
         with open(path, "wb") as f:
@@ -121,7 +121,7 @@ def _write_pbn(path: str, record) -> None:
 def _play_settings(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
                    inference: bool = True):
     """The card player's settings from the command line (exits with a clear error on a bad value)."""
-    from engine.play.player import PlaySettings
+    from squeeze.engine.play.player import PlaySettings
 
     try:
         return PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
@@ -145,7 +145,7 @@ def _result_line(play, vul=None) -> str:
     over = tricks - c.tricks_needed
     line = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
     if vul is not None:
-        from engine.scoring import score as _score
+        from squeeze.engine.scoring import score as _score
 
         points = _score(c, tricks, vul.is_vulnerable(c.declarer))
         line += f", {points:+d} for {c.declarer.side_name}"
@@ -161,9 +161,9 @@ def score(
     as_json: bool = typer.Option(False, "--json", help='Print {"score": n}.'),
 ) -> None:
     """Duplicate score of declarer's side (negative when the contract goes down)."""
-    from engine.auction import Contract
-    from engine.cards import Vul
-    from engine.scoring import score as _score
+    from squeeze.engine.auction import Contract
+    from squeeze.engine.cards import Vul
+    from squeeze.engine.scoring import score as _score
 
     try:
         c = Contract.parse(contract)
@@ -202,8 +202,8 @@ def bid(
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
-    from engine.bidding import Bidder, BiddingSystemError
-    from engine.bidding.requests import answer_record, parse_request
+    from squeeze.engine.bidding import Bidder, BiddingSystemError
+    from squeeze.engine.bidding.requests import answer_record, parse_request
 
     try:
         bidder = Bidder(system, opponents)
@@ -252,8 +252,8 @@ def pbn_cmd(
     strict: bool = typer.Option(False, "--strict", help="Stop at the first error."),
 ) -> None:
     """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it."""
-    from engine.lin import write_lin, write_lin_match
-    from engine.pbn import PbnError, encode_pbn, read_pbn, write_pbn
+    from squeeze.engine.lin import write_lin, write_lin_match
+    from squeeze.engine.pbn import PbnError, encode_pbn, read_pbn, write_pbn
 
     try:
         if path == "-":
@@ -306,11 +306,11 @@ def play_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
-    from engine.auction import Contract
-    from engine.board import IllegalCardError, Play
-    from engine.cards import Card
-    from engine.play.oracle import SolverUnavailable
-    from engine.play.player import CardPlayer, play_out
+    from squeeze.engine.auction import Contract
+    from squeeze.engine.board import IllegalCardError, Play
+    from squeeze.engine.cards import Card
+    from squeeze.engine.play.oracle import SolverUnavailable
+    from squeeze.engine.play.player import CardPlayer, play_out
 
     try:
         d = Deal.parse(deal_text)
@@ -352,8 +352,8 @@ def protocol_lines_cmd(
 ) -> None:
     """Parse Blue Chip protocol lines as our robot and table manager would: print each line's message type and
     canonical form, or why it is rejected. Exit code 1 if any line is rejected."""
-    from protocol.errors import ProtocolError
-    from protocol.messages import format as format_message, parse as parse_message
+    from squeeze.protocol.errors import ProtocolError
+    from squeeze.protocol.messages import format as format_message, parse as parse_message
 
     try:
         data = sys.stdin.buffer.read() if path is None else open(path, "rb").read()
@@ -386,8 +386,8 @@ def solve_cmd(
 ) -> None:
     """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
     double-dummy score of every opening lead (tricks for the leader's side)."""
-    from engine.cards import Strain
-    from engine.dds import Position, solve_cards, solve_table
+    from squeeze.engine.cards import Strain
+    from squeeze.engine.dds import Position, solve_cards, solve_table
 
     try:
         d = Deal.parse(deal_text)

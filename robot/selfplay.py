@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from engine.auction import Auction, Call
-from engine.board import BoardRecord, Play
-from engine.cards import Card, Deal, Seat, dealer_for_board, vul_for_board
-from engine.player import Player, SeatView
+from squeeze.engine.auction import Auction, Call
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Card, Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.player import Player, SeatView
 
 __all__ = ["CallMade", "CardMade", "PlayedBoard", "play_board"]
 

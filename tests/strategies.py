@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from engine.auction import ALL_CALLS, PASS, Auction, Contract
-from engine.board import BoardRecord, Play
-from engine.cards import Card, Deal, Hand, Rank, Seat, Strain, Suit, Vul
+from squeeze.engine.auction import ALL_CALLS, PASS, Auction, Contract
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Card, Deal, Hand, Rank, Seat, Strain, Suit, Vul
 
 __all__ = [
     "seats", "suits", "strains", "vuls", "cards", "hands", "deals", "calls", "auctions", "contracts", "plays",
@@ -133,7 +133,7 @@ def board_records(draw, *, safe_text: bool = False, allow_no_auction: bool = Tru
 
 def annotations(safe_text: bool = False, nag_range: tuple[int, int] | None = (1, 255)):
     """A non-empty ``engine.pbn.Annotation``; ``nag_range=None`` gives notes only."""
-    from engine.pbn import Annotation
+    from squeeze.engine.pbn import Annotation
 
     note = st.none() | pbn_text(safe=safe_text).map(str.strip)
     if nag_range is None:
@@ -152,7 +152,7 @@ def pbn_games(draw, *, safe_text: bool = False, extras: bool = True, nags: bool 
     """A ``PbnGame``: a random board record plus, unless ``extras`` is false, tags, annotations (alerts and, unless
     ``nags`` is false, NAGs), supplemental tables and comments at random valid places (``safe_text``: no tables or
     comments, plain tag text — what simpler readers such as endplay's handle)."""
-    from engine.pbn import PbnGame, PbnTable
+    from squeeze.engine.pbn import PbnGame, PbnTable
 
     record = draw(board_records(safe_text=safe_text))
     # a board known to be passed out although its auction was not recorded (Contract "Pass", no Auction section)

@@ -10,16 +10,16 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from engine.auction import Auction, Call
-from engine.bidding import Bidder, BiddingSystemError, get_bidder, load_system
-from engine.bidding.rules import SYSTEMS_DIR
-from engine.cards import Deal, Hand, Seat, Vul
-from robot.cli import app
+from squeeze.engine.auction import Auction, Call
+from squeeze.engine.bidding import Bidder, BiddingSystemError, get_bidder, load_system
+from squeeze.engine.bidding.rules import system_file
+from squeeze.engine.cards import Deal, Hand, Seat, Vul
+from squeeze.robot.cli import app
 
 
 @pytest.fixture(scope="module")
 def bidder() -> Bidder:
-    return get_bidder(str(SYSTEMS_DIR / "sayc.toml"))
+    return get_bidder(str(system_file("sayc")))
 
 
 def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: str = "N") -> str:
@@ -258,7 +258,7 @@ def test_cli_bid_batch():
 
 def test_any_legal_auction_gets_a_legal_explained_call(bidder):
     """Random legal auctions (not ones the engine would produce): never an error, never an illegal call."""
-    from engine.auction import PASS
+    from squeeze.engine.auction import PASS
 
     rng = random.Random(99)
     for _ in range(600):

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from engine.cards import Deal, Seat
+from squeeze.engine.cards import Deal, Seat
 
-SQUEEZE = [sys.executable, "-m", "robot.cli"]
+SQUEEZE = [sys.executable, "-m", "squeeze.robot.cli"]
 
 
 def run(*args):
@@ -52,7 +52,7 @@ def test_score_errors_are_clear(args, message):
 
 
 def test_deal_bid_runs_a_legal_explained_auction():
-    from engine.auction import Auction
+    from squeeze.engine.auction import Auction
 
     r = run("deal", "--board", "2", "--seed", "11", "--bid", "--json")
     assert r.returncode == 0, r.stderr
@@ -65,11 +65,11 @@ def test_deal_bid_runs_a_legal_explained_auction():
 
 
 def test_deal_play_bids_plays_and_scores_a_whole_board(tmp_path):
-    from engine.auction import Auction
-    from engine.board import Play
-    from engine.cards import Card, vul_for_board
-    from engine.pbn import read_pbn
-    from engine.scoring import score
+    from squeeze.engine.auction import Auction
+    from squeeze.engine.board import Play
+    from squeeze.engine.cards import Card, vul_for_board
+    from squeeze.engine.pbn import read_pbn
+    from squeeze.engine.scoring import score
 
     out_pbn = tmp_path / "board.pbn"
     r = run("deal", "--board", "3", "--seed", "4", "--play", "--worlds", "4", "--budget", "0.2", "--json",

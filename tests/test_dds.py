@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.auction import Contract
-from engine.board import Play
-from engine.cards import Card, Deal, Hand, InvalidDealError, Rank, Seat, Strain, Suit
-from engine.dds import DDTable, Position, PositionError, Solver, make_cards, solve_cards, solve_many, solve_table
+from squeeze.engine.auction import Contract
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Card, Deal, Hand, InvalidDealError, Rank, Seat, Strain, Suit
+from squeeze.engine.dds import DDTable, Position, PositionError, Solver, make_cards, solve_cards, solve_many, solve_table
 
 ep_types = pytest.importorskip("endplay.types")
 ep_dds = pytest.importorskip("endplay.dds")

@@ -4,7 +4,7 @@ import json
 
 from typer.testing import CliRunner
 
-from robot.cli import app
+from squeeze.robot.cli import app
 
 DEAL = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"
 runner = CliRunner()

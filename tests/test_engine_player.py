@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from engine.auction import Auction
-from engine.board import Play
-from engine.cards import BridgeError, Deal, Hand, Seat, Vul
-from engine.play.player import PlaySettings
-from engine.player import Player, SeatView
-from robot.selfplay import play_board
+from squeeze.engine.auction import Auction
+from squeeze.engine.board import Play
+from squeeze.engine.cards import BridgeError, Deal, Hand, Seat, Vul
+from squeeze.engine.play.player import PlaySettings
+from squeeze.engine.player import Player, SeatView
+from squeeze.robot.selfplay import play_board
 
 from test_play_oracle import EndplayOracle
 

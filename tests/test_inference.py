@@ -13,10 +13,10 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from engine.auction import Auction, Call, Contract
-from engine.board import Play
-from engine.cards import Card, Deal, Hand, Seat, Strain, Suit
-from engine.inference import (
+from squeeze.engine.auction import Auction, Call, Contract
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Strain, Suit
+from squeeze.engine.inference import (
     ConstraintCallModel,
     DoubleDummyPlayer,
     PlayFacts,
@@ -28,7 +28,7 @@ from engine.inference import (
     effective_sample_size,
     weighted_average,
 )
-from engine.sampling import SeatConstraints, WorldSampler
+from squeeze.engine.sampling import SeatConstraints, WorldSampler
 
 NT = int(Strain.NOTRUMP)
 
@@ -292,7 +292,7 @@ def test_play_context_from_play_and_after():
 
 
 def test_default_oracle_is_engine_dds_and_agrees_with_the_tiny_solver():
-    pytest.importorskip("engine.dds._solver")
+    pytest.importorskip("squeeze.engine.dds._solver")
     worlds = all_layouts({Seat.NORTH: ".Q..", Seat.SOUTH: ".2.A."}, ".K43..2", {Seat.WEST: 2, Seat.EAST: 2})
     worlds[:, Seat.NORTH] |= np.uint64(Card.parse("SA").mask)
     c = ctx(NT, Seat.SOUTH, ("H2",))

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.auction import Auction
-from engine.board import BoardRecord
-from engine.cards import Deal, Seat
-from engine.lin import LinError, lin_board, read_lin, write_lin, write_lin_match
-from engine.pbn import Annotation, PbnGame, read_pbn
+from squeeze.engine.auction import Auction
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Deal, Seat
+from squeeze.engine.lin import LinError, lin_board, read_lin, write_lin, write_lin_match
+from squeeze.engine.pbn import Annotation, PbnGame, read_pbn
 
 from strategies import annotations, board_records
 from test_pbn import EXAMPLE
@@ -126,7 +126,7 @@ def test_vugraph_file_with_header_and_two_rooms():
     deal1, deal2 = Deal.random(11), Deal.random(12)
 
     def md(deal, dealer_digit):
-        from engine.lin import _hand
+        from squeeze.engine.lin import _hand
         return f"{dealer_digit}" + ",".join(_hand(deal[s]) for s in (Seat.SOUTH, Seat.WEST, Seat.NORTH, Seat.EAST))
 
     text = (

@@ -8,10 +8,10 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine.auction import Auction, Contract
-from engine.board import BoardRecord
-from engine.cards import Card, Deal, Seat, Vul
-from engine.pbn import (MANDATORY_TAGS, Annotation, PbnError, PbnGame, PbnTable, encode_pbn, read_pbn,
+from squeeze.engine.auction import Auction, Contract
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Card, Deal, Seat, Vul
+from squeeze.engine.pbn import (MANDATORY_TAGS, Annotation, PbnError, PbnGame, PbnTable, encode_pbn, read_pbn,
                         write_pbn)
 
 from strategies import pbn_games
@@ -485,7 +485,7 @@ def test_games_without_separating_empty_line():
 def test_cli_checks_and_converts(tmp_path):
     from typer.testing import CliRunner
 
-    from robot.cli import app
+    from squeeze.robot.cli import app
 
     src = tmp_path / "in.pbn"
     bad = EXAMPLE.split("\n", 2)[2].replace('[Board "5"]', '[Board "6"]').replace("CK CJ C9 C8", "CK CJ C9 H3")
@@ -545,7 +545,7 @@ def test_header_block_of_double_hash_tags_is_not_a_game():
 
 
 def test_games_can_be_appended_one_at_a_time():
-    from engine.pbn import PBN_HEADER, format_game
+    from squeeze.engine.pbn import PBN_HEADER, format_game
 
     games = read_pbn(EXAMPLE).games * 2
     assert PBN_HEADER + "".join(format_game(g) for g in games) == write_pbn(games)

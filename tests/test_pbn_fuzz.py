@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.pbn import PbnError, read_pbn, write_pbn
+from squeeze.engine.pbn import PbnError, read_pbn, write_pbn
 
 from strategies import pbn_games
 

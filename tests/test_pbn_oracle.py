@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 
 import random
 
-from engine.auction import Auction
-from engine.board import BoardRecord, Play
-from engine.cards import Deal, dealer_for_board
-from engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
+from squeeze.engine.auction import Auction
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Deal, dealer_for_board
+from squeeze.engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
 
 from strategies import pbn_games
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.play.fronts import Scorer, dominates, front_leq, front_max, front_min, lift, pareto_insert
+from squeeze.engine.play.fronts import Scorer, dominates, front_leq, front_max, front_min, lift, pareto_insert
 
 
 def v(text: str) -> int:

@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from engine.cards import Deal, Seat
-from engine.play.position import Position, iter_bits, legal_mask
+from squeeze.engine.cards import Deal, Seat
+from squeeze.engine.play.position import Position, iter_bits, legal_mask
 
 endplay_dds = pytest.importorskip("endplay.dds")
 from endplay.types import Card as EPCard  # noqa: E402
@@ -113,7 +113,7 @@ def test_endplay_oracle_sanity():
 
 
 def test_engine_oracle_agrees_with_endplay():
-    oracle = pytest.importorskip("engine.play.oracle")
+    oracle = pytest.importorskip("squeeze.engine.play.oracle")
     try:
         eng = oracle.EngineDDOracle()
     except oracle.SolverUnavailable:

@@ -10,10 +10,10 @@ import itertools
 
 import pytest
 
-from engine.cards import Card, Hand, Strain
-from engine.play.alphamu import AlphaMuOptions, alphamu_choose
-from engine.play.pimc import pimc_choose
-from engine.play.position import Root
+from squeeze.engine.cards import Card, Hand, Strain
+from squeeze.engine.play.alphamu import AlphaMuOptions, alphamu_choose
+from squeeze.engine.play.pimc import pimc_choose
+from squeeze.engine.play.position import Root
 
 from test_play_oracle import EndplayTargetOracle
 

@@ -7,13 +7,13 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from engine.auction import Contract
-from engine.board import Play
-from engine.cards import BridgeError, Card, Deal, Seat
-from engine.play.alphamu import AlphaMuOptions, alphamu_choose
-from engine.play.pimc import pimc_choose
-from engine.play.player import CardPlayer, PlaySettings
-from engine.play.position import Position, Root, equivalence_reps, iter_bits
+from squeeze.engine.auction import Contract
+from squeeze.engine.board import Play
+from squeeze.engine.cards import BridgeError, Card, Deal, Seat
+from squeeze.engine.play.alphamu import AlphaMuOptions, alphamu_choose
+from squeeze.engine.play.pimc import pimc_choose
+from squeeze.engine.play.player import CardPlayer, PlaySettings
+from squeeze.engine.play.position import Position, Root, equivalence_reps, iter_bits
 
 from test_play_oracle import EndplayOracle, EndplayTargetOracle, random_position
 
@@ -177,7 +177,7 @@ def test_settings_reject_bad_values():
 
 
 def test_cli_play_rejects_bad_input():
-    from robot.cli import app
+    from squeeze.robot.cli import app
 
     runner = CliRunner()
     r = runner.invoke(app, ["play", GRAND, "--contract", "7N"])
@@ -207,8 +207,8 @@ def test_worlds_respect_what_the_viewer_saw():
 def test_sampling_falls_back_to_hard_facts_when_the_constraints_fail():
     # East to play at trick 12 of a 1NT-3NT deal (from the αμ bench): the sampler rejects South's 15-17 HCP
     # constraint although South's real hand meets it; the player must still sample worlds from the hard facts.
-    from engine.cards import Hand, Suit
-    from engine.sampling import SeatConstraints
+    from squeeze.engine.cards import Hand, Suit
+    from squeeze.engine.sampling import SeatConstraints
 
     class Balanced:
         def on_shape(self, shape):

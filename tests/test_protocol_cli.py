@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from robot.cli import app
+from squeeze.robot.cli import app
 
 runner = CliRunner()
 

@@ -7,18 +7,18 @@ import random
 
 import pytest
 
-from engine.auction import Call
-from engine.board import BoardRecord
-from engine.cards import Card, Deal, Seat, Vul
-from protocol import messages as m
-from protocol.client import (
+from squeeze.engine.auction import Call
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Card, Deal, Seat, Vul
+from squeeze.protocol import messages as m
+from squeeze.protocol.client import (
     BoardComplete, BoardStarted, CardRequested, ClientMachine, ClientPhase, SessionEnded,
     TableError, TeamsAnnounced, TimingReceived,
 )
-from protocol.errors import LocalProtocolError, ProtocolError
-from protocol.framing import MAX_BUFFER, LineBuffer
-from protocol.loopback import Loopback
-from protocol.table import TableMachine, TableOptions
+from squeeze.protocol.errors import LocalProtocolError, ProtocolError
+from squeeze.protocol.framing import MAX_BUFFER, LineBuffer
+from squeeze.protocol.loopback import Loopback
+from squeeze.protocol.table import TableMachine, TableOptions
 from test_protocol_support import DEAL, TEAM, board, client_at, drain, feed, lines_for, name, table_at
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.auction import Call
-from engine.cards import Card, Deal, Seat, Vul
-from protocol import messages as m
-from protocol.client import ClientMachine, ClientPhase
-from protocol.errors import LocalProtocolError, ProtocolError
-from protocol.loopback import Loopback
-from protocol.table import BoardFinished, PlayerSeated, TableMachine, TablePhase
+from squeeze.engine.auction import Call
+from squeeze.engine.cards import Card, Deal, Seat, Vul
+from squeeze.protocol import messages as m
+from squeeze.protocol.client import ClientMachine, ClientPhase
+from squeeze.protocol.errors import LocalProtocolError, ProtocolError
+from squeeze.protocol.loopback import Loopback
+from squeeze.protocol.table import BoardFinished, PlayerSeated, TableMachine, TablePhase
 from test_protocol_messages import _mutations, messages
 from test_protocol_support import TEAM, board, client_at, drain, name, table_at
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.auction import ALL_CALLS, Call
-from engine.cards import Card, Deal, Hand, Seat, Vul
-from protocol import messages as m
-from protocol.errors import ProtocolError
+from squeeze.engine.auction import ALL_CALLS, Call
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
+from squeeze.protocol import messages as m
+from squeeze.protocol.errors import ProtocolError
 
 LINES_TSV = Path(os.environ.get("SQUEEZE_PROTOCOL_LINES", "/work/shared/research/protocol_lines.tsv"))
 

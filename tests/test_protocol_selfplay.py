@@ -8,12 +8,12 @@ import random
 import time
 from collections import defaultdict
 
-from engine.auction import ALL_CALLS, PASS, Auction
-from engine.board import BoardRecord, Play
-from engine.cards import Deal, Seat, dealer_for_board, vul_for_board
-from protocol.client import BoardComplete, ClientMachine
-from protocol.loopback import Loopback
-from protocol.table import TableMachine
+from squeeze.engine.auction import ALL_CALLS, PASS, Auction
+from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.protocol.client import BoardComplete, ClientMachine
+from squeeze.protocol.loopback import Loopback
+from squeeze.protocol.table import TableMachine
 
 EXPLANATIONS = ["", "Asking for aces.", "12 to 14 total points, 5+ cards in hearts.", "Forcing for one round."]
 

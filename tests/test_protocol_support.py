@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine.board import BoardRecord
-from engine.cards import Deal, Seat, Vul
-from protocol import messages as m
-from protocol.client import ClientMachine
-from protocol.table import TableMachine
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.protocol import messages as m
+from squeeze.protocol.client import ClientMachine
+from squeeze.protocol.table import TableMachine
 
 DEAL = Deal.parse("N:K852.AJ63.74.Q95 J97.85.K63.AKT87 AQ4.KQ92.AJ5.J64 T63.T74.QT982.32")
 TEAM = {Seat.NORTH: "RoboA", Seat.SOUTH: "RoboA", Seat.EAST: "RoboB", Seat.WEST: "RoboB"}

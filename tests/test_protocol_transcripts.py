@@ -8,13 +8,13 @@ from collections import defaultdict
 
 import pytest
 
-from engine.auction import Auction, Call
-from engine.board import BoardRecord
-from engine.cards import Card, Deal, Seat, Vul
-from protocol import messages as m
-from protocol.client import BoardComplete, CallRequested, CardRequested, ClientMachine
-from protocol.loopback import Loopback
-from protocol.table import TableMachine
+from squeeze.engine.auction import Auction, Call
+from squeeze.engine.board import BoardRecord
+from squeeze.engine.cards import Card, Deal, Seat, Vul
+from squeeze.protocol import messages as m
+from squeeze.protocol.client import BoardComplete, CallRequested, CardRequested, ClientMachine
+from squeeze.protocol.loopback import Loopback
+from squeeze.protocol.table import TableMachine
 
 # Research note section 2a: the whole session on South's socket (copied verbatim from bluechip-protocol.md).
 TRANSCRIPT_2A = """
@@ -353,7 +353,7 @@ def test_passed_out_board():
 
 def _random_play(deal, contract_calls, dealer, seed):
     """A legal random play of the whole deal for the auction (no claims: 52 cards)."""
-    from engine.board import Play
+    from squeeze.engine.board import Play
 
     rng = random.Random(seed)
     auction = Auction(dealer, contract_calls)

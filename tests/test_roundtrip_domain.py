@@ -7,9 +7,9 @@ import pickle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.auction import Auction, Call, Contract
-from engine.board import Play
-from engine.cards import Card, Deal, Hand, Seat, Vul
+from squeeze.engine.auction import Auction, Call, Contract
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
 
 from strategies import auctions, calls, cards, contracts, deals, hands, plays, seats, vuls
 

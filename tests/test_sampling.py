@@ -12,8 +12,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine.cards import ALL_CARDS, Card, Deal, Hand, Seat, Suit
-from engine.sampling import (
+from squeeze.engine.cards import ALL_CARDS, Card, Deal, Hand, Seat, Suit
+from squeeze.engine.sampling import (
     SamplingError,
     SeatConstraints,
     WorldSampler,
@@ -479,8 +479,8 @@ def test_fully_known_deal_and_zero_worlds():
 
 def test_hcp_lower_bound_uses_the_cheapest_honours():
     """South (11 HCP seen) gets two of SA SK SQ: 16-18 is reachable, so 15-17 must not be refused up front."""
-    from engine.cards import Hand
-    from engine.sampling import SeatConstraints, WorldSampler
+    from squeeze.engine.cards import Hand
+    from squeeze.engine.sampling import SeatConstraints, WorldSampler
 
     known = [Hand.parse(x) for x in ("T2.K5.AQ42.KQJ53", "J985.JT42.653.98", "7.AQ86.J8.AT72", "643.973.KT97.64")]
     sampler = WorldSampler(known, [SeatConstraints(), SeatConstraints(), SeatConstraints(hcp=(15, 17)), SeatConstraints()])

@@ -3,9 +3,9 @@
 import pytest
 from endplay.types import Contract as EPContract, Denom, Penalty, Player, Vul as EPVul
 
-from engine.auction import Contract
-from engine.cards import BridgeError, Strain
-from engine.scoring import butler_imps, cross_imps, imps, matchpoint_percentages, matchpoints, score
+from squeeze.engine.auction import Contract
+from squeeze.engine.cards import BridgeError, Strain
+from squeeze.engine.scoring import butler_imps, cross_imps, imps, matchpoint_percentages, matchpoints, score
 
 _EP_DENOM = {Strain.CLUBS: Denom.clubs, Strain.DIAMONDS: Denom.diamonds, Strain.HEARTS: Denom.hearts,
              Strain.SPADES: Denom.spades, Strain.NOTRUMP: Denom.nt}

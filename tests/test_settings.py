@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from config.settings import load_settings
+from squeeze.config.settings import load_settings
 
 
 def test_defaults_come_from_embedded_toml():

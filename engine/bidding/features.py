@@ -7,7 +7,7 @@ decides the same way for the bidder and for the sampler's exact check. Suit argu
 
 from __future__ import annotations
 
-from engine.cards import FULL_SUIT, Hand
+from ..cards import FULL_SUIT, Hand
 
 __all__ = ["HandFeatures", "FEATURE_NAMES", "FUNCTION_NAMES", "features_of"]
 

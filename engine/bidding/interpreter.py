@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
-from engine.cards import BridgeError, Hand, Seat, Vul
-from engine.sampling import SeatConstraints
+from ..auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
+from ..cards import BridgeError, Hand, Seat, Vul
+from ..sampling import SeatConstraints
 
 from .features import features_of
 from .rules import CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system

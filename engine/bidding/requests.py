@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.auction import Auction, IllegalCallError
-from engine.cards import BridgeError, Hand, Seat, Vul
+from ..auction import Auction, IllegalCallError
+from ..cards import BridgeError, Hand, Seat, Vul
 
 from .interpreter import BidChoice, Bidder
 

@@ -40,16 +40,19 @@ import ast
 import re
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.cards import BridgeError
+from ..cards import BridgeError
 
 from .features import FEATURE_NAMES, FUNCTION_NAMES
 
-__all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "load_system", "encode"]
+__all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "load_system",
+           "system_file", "encode"]
 
 MAJOR_VARS = "MO"
 MINOR_VARS = "mn"
@@ -475,14 +478,18 @@ def compile_system(spec: SystemSpec, name: str, path: str) -> CompiledSystem:
     return CompiledSystem(spec.system.get("name", name), spec.system.get("description", ""), rules, path)
 
 
-SYSTEMS_DIR = Path(__file__).resolve().parents[2] / "config" / "systems"
+def system_file(name: str) -> Traversable:
+    """The packaged system ``name`` (``config/systems/<name>.toml``, installed as package data of
+    ``squeeze.config``): read through ``importlib.resources``, so it works from a wheel, not only from a checkout."""
+    return resources.files("squeeze.config").joinpath("systems", f"{name}.toml")
 
 
 def load_system(name_or_path: str | Path) -> CompiledSystem:
-    """Load and validate ``config/systems/<name>.toml`` (or a path). Raises ``BiddingSystemError`` naming the problem."""
-    p = Path(name_or_path)
+    """Load and validate the packaged system ``name`` (see ``system_file``) or a ``.toml`` path. Raises
+    ``BiddingSystemError`` naming the problem."""
+    p: Path | Traversable = Path(name_or_path)
     if p.suffix != ".toml":
-        p = SYSTEMS_DIR / f"{name_or_path}.toml"
+        p = system_file(str(name_or_path))
     if not p.is_file():
         raise BiddingSystemError(f"no bidding system file {p}")
     try:
@@ -493,4 +500,4 @@ def load_system(name_or_path: str | Path) -> CompiledSystem:
         spec = SystemSpec.model_validate(data)
     except ValidationError as e:
         raise BiddingSystemError(f"{p}: {e}") from None
-    return compile_system(spec, p.stem, str(p))
+    return compile_system(spec, Path(p.name).stem, str(p))

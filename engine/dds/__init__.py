@@ -24,7 +24,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from engine.cards import BridgeError, Card, Deal, InvalidDealError, Seat, Strain, Suit
+from ..cards import BridgeError, Card, Deal, InvalidDealError, Seat, Strain, Suit
 
 from ._solver import CoreSolver
 
