@@ -51,8 +51,8 @@ if str(ROOT) not in sys.path:
 from squeeze.engine.auction import Contract  # noqa: E402
 from squeeze.engine.board import Play  # noqa: E402
 from squeeze.engine.cards import Hand, Seat, Suit  # noqa: E402
-from squeeze.engine.play.player import CardPlayer, PlaySettings  # noqa: E402
-from squeeze.engine.play.position import Position  # noqa: E402
+from squeeze.engine.play.card_player import CardPlayer, PlaySettings  # noqa: E402
+from squeeze.engine.play.position import SearchPosition  # noqa: E402
 from squeeze.engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
 
 
@@ -236,7 +236,7 @@ def filter_task(solver: str, seed: int, i: int, runs: int, def_worlds: int, dd_w
     oracle = _oracle(solver)
     if dd_window is not None:
         p = Play(deal, Contract.parse("3NS"))
-        pos = Position(tuple(h.bits for h in deal.hands), (), int(p.leader), 4)
+        pos = SearchPosition(tuple(h.bits for h in deal.hands), (), int(p.leader), 4)
         dd = 13 - max(oracle.solve_cards_many([pos])[0].values())  # West leads: South's side takes the rest
         rec["dd_tricks"] = dd
         if not dd_window[0] <= dd <= dd_window[1]:

@@ -100,7 +100,7 @@ def dd_choice(oracle, pos, rng: random.Random, blunder: float) -> int:
 
 def self_play(deal: Deal, oracle, rng: random.Random, blunder: float):
     """(declarer, trump, cards played as (seat, index) in order) for 9+ tricks of DD-best play."""
-    from squeeze.engine.play.position import Position
+    from squeeze.engine.play.position import SearchPosition
 
     import endplay.dds as edds
     from endplay.types import Deal as EDeal
@@ -113,7 +113,7 @@ def self_play(deal: Deal, oracle, rng: random.Random, blunder: float):
             if t > best[0]:
                 best = (t, seat, strain)
     _, declarer, trump = best
-    pos = Position(tuple(h.bits for h in deal.hands), (), (declarer + 1) % 4, trump)
+    pos = SearchPosition(tuple(h.bits for h in deal.hands), (), (declarer + 1) % 4, trump)
     seq = []
     for _ in range(40):  # ten tricks are enough for checkpoints 2..10
         seat = pos.to_move

@@ -254,7 +254,7 @@ class DoubleDummyPlayer:
         return {c: (1 - self.noise) * v / z + self.noise / n for c, v in raw.items()}
 
     def likelihoods(self, masks: np.ndarray, seat: int, card: int, ctx: PlayContext) -> np.ndarray:
-        from .play.position import Position  # lazily: avoids an import cycle with engine.play
+        from .play.position import SearchPosition  # lazily: avoids an import cycle with engine.play
 
         n = len(masks)
         out = np.zeros(n)
@@ -274,7 +274,7 @@ class DoubleDummyPlayer:
                 out[i] = 1.0 / nl  # forced, or every legal card equivalent: no choice to learn from
                 continue
             pending.append(i)
-            positions.append(Position(hands, ctx.trick, ctx.leader, ctx.trump))
+            positions.append(SearchPosition(hands, ctx.trick, ctx.leader, ctx.trump))
         if positions:
             results = self._oracle().solve_cards_many(positions)
             self.solves += len(positions)

@@ -20,7 +20,7 @@ from .bidding import BidChoice, Bidder, get_bidder
 from .board import IllegalCardError
 from .cards import BridgeError, Card, Hand, Seat, Vul
 from .play.oracle import DDOracle, default_oracle
-from .play.player import CardPlayer, PlayDecision, PlaySettings, play_from_view
+from .play.card_player import CardPlayer, PlayDecision, PlaySettings, play_from_view
 
 __all__ = ["SeatView", "Player"]
 

@@ -45,9 +45,9 @@ __all__ = [
     "Outbound",
     "PlayerSeated",
     "PlayerLeft",
-    "BoardStarted",
+    "TableBoardStarted",
     "BoardFinished",
-    "SessionEnded",
+    "TableSessionEnded",
     "SUPPORTED_VERSIONS",
     "SNAPSHOT_VERSION",
 ]
@@ -116,7 +116,7 @@ class PlayerLeft:
 
 
 @dataclass(frozen=True, slots=True)
-class BoardStarted:
+class TableBoardStarted:
     board: int
     restarted: bool
 
@@ -127,11 +127,11 @@ class BoardFinished:
 
 
 @dataclass(frozen=True, slots=True)
-class SessionEnded:
+class TableSessionEnded:
     boards_played: int
 
 
-TableEvent = Union[PlayerSeated, PlayerLeft, BoardStarted, BoardFinished, SessionEnded]
+TableEvent = Union[PlayerSeated, PlayerLeft, TableBoardStarted, BoardFinished, TableSessionEnded]
 
 
 class TableOptions(BaseModel):
@@ -740,7 +740,7 @@ class TableMachine:
         self._last_ready = dict(carried)
         self._send_many(out, Seat, m.StartOfBoard())
         self._open(_Gate("deal", None, None, ALL_SEATS))
-        self._events.append(BoardStarted(board=board.board, restarted=restarted))
+        self._events.append(TableBoardStarted(board=board.board, restarted=restarted))
 
     def _end_board(self, out: list[Outbound]) -> None:
         b = self.board
@@ -776,7 +776,7 @@ class TableMachine:
         self._gate = None
         self.phase = TablePhase.ENDED
         self._send_many(out, Seat, m.EndOfSession())
-        self._events.append(SessionEnded(boards_played=self.boards_done))
+        self._events.append(TableSessionEnded(boards_played=self.boards_done))
 
     def _send_many(self, out: list[Outbound], seats: Iterable[Seat], msg: m.Message) -> None:
         line = msg._text(self._fmt) + "\r\n"  # formatted once for every recipient

@@ -121,7 +121,7 @@ def _write_pbn(path: str, record) -> None:
 def _play_settings(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
                    inference: bool = True):
     """The card player's settings from the command line (exits with a clear error on a bad value)."""
-    from squeeze.engine.play.player import PlaySettings
+    from squeeze.engine.play.card_player import PlaySettings
 
     try:
         return PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
@@ -310,7 +310,7 @@ def play_cmd(
     from squeeze.engine.board import IllegalCardError, Play
     from squeeze.engine.cards import Card
     from squeeze.engine.play.oracle import SolverUnavailable
-    from squeeze.engine.play.player import CardPlayer, play_out
+    from squeeze.engine.play.card_player import CardPlayer, play_out
 
     try:
         d = Deal.parse(deal_text)

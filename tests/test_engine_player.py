@@ -9,7 +9,7 @@ import pytest
 from squeeze.engine.auction import Auction
 from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Deal, Hand, Seat, Vul
-from squeeze.engine.play.player import PlaySettings
+from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.player import Player, SeatView
 from squeeze.robot.selfplay import play_board
 

@@ -11,7 +11,7 @@ import random
 import pytest
 
 from squeeze.engine.cards import Deal, Seat
-from squeeze.engine.play.position import Position, iter_bits, legal_mask
+from squeeze.engine.play.position import SearchPosition, iter_bits, legal_mask
 
 endplay_dds = pytest.importorskip("endplay.dds")
 from endplay.types import Card as EPCard  # noqa: E402
@@ -28,7 +28,7 @@ def _hand_pbn(mask: int) -> str:
     return ".".join(parts)
 
 
-def to_endplay(p: Position) -> EPDeal:
+def to_endplay(p: SearchPosition) -> EPDeal:
     hands = list(p.hands)
     for i, c in enumerate(p.trick):
         hands[(p.leader + i) % 4] |= 1 << c
@@ -84,7 +84,7 @@ class EndplayTargetOracle(EndplayOracle):
         return out
 
 
-def random_position(rng: random.Random, cards_each: int, trick_len: int, trump: int) -> Position:
+def random_position(rng: random.Random, cards_each: int, trick_len: int, trump: int) -> SearchPosition:
     d = Deal.random(rng)
     hands = [0, 0, 0, 0]
     for seat in range(4):
@@ -93,7 +93,7 @@ def random_position(rng: random.Random, cards_each: int, trick_len: int, trump: 
         for c in cards[:cards_each]:
             hands[seat] |= 1 << c
     leader = rng.randrange(4)
-    p = Position(tuple(hands), (), leader, trump)
+    p = SearchPosition(tuple(hands), (), leader, trump)
     for _ in range(trick_len):
         legal = list(iter_bits(p.legal()))
         p, _ = p.play(rng.choice(legal))
@@ -108,7 +108,7 @@ def test_endplay_oracle_sanity():
     e = (1 << 0) | (1 << 1) | (1 << 2)  # C2 C3 C4
     s = (1 << 13) | (1 << 14) | (1 << 15)  # D2 D3 D4
     w = (1 << 39) | (1 << 40) | (1 << 41)  # S2 S3 S4
-    res = EndplayOracle().solve_cards_many([Position((n, e, s, w), (), 0, 4)])[0]
+    res = EndplayOracle().solve_cards_many([SearchPosition((n, e, s, w), (), 0, 4)])[0]
     assert res == {51: 3, 50: 3, 49: 3}
 
 

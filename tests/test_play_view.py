@@ -10,7 +10,7 @@ import pytest
 from squeeze.engine.auction import Contract
 from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat
-from squeeze.engine.play.player import CardPlayer, PlaySettings, facts_for, play_from_view, public_facts
+from squeeze.engine.play.card_player import CardPlayer, PlaySettings, facts_for, play_from_view, public_facts
 from squeeze.engine.sampling import SeatConstraints
 
 from test_play_oracle import EndplayOracle

@@ -3,8 +3,8 @@
 from .alphamu import AlphaMu, AlphaMuOptions, AlphaMuResult, alphamu_choose
 from .oracle import DDOracle, EngineDDOracle, SolverUnavailable, default_oracle
 from .pimc import CardScore, PimcResult, pimc_choose
-from .player import CardPlayer, PlayDecision, PlaySettings, play_from_view, play_out
-from .position import Position, Root
+from .card_player import CardPlayer, PlayDecision, PlaySettings, play_from_view, play_out
+from .position import SearchPosition, Root
 
 __all__ = [
     "AlphaMu",
@@ -23,6 +23,6 @@ __all__ = [
     "PlaySettings",
     "play_from_view",
     "play_out",
-    "Position",
+    "SearchPosition",
     "Root",
 ]

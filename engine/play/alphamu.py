@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..cards import BridgeError, Card
 from .fronts import Scorer, front_leq, front_max, front_min, lift
 from .oracle import DDOracle
-from .position import Position, Root, equivalence_reps, iter_bits, legal_mask, trick_winner_idx
+from .position import SearchPosition, Root, equivalence_reps, iter_bits, legal_mask, trick_winner_idx
 
 __all__ = ["AlphaMuOptions", "AlphaMuResult", "MoveValue", "AlphaMu", "alphamu_choose"]
 
@@ -205,7 +205,7 @@ class AlphaMu:
         (the cards reaching a trick target: a cheaper "target" search) is then used instead of full scores.
         """
         ws = list(iter_bits(W))
-        positions = [Position(self._hands(node, w), node.trick, node.leader, self.trump) for w in ws]
+        positions = [SearchPosition(self._hands(node, w), node.trick, node.leader, self.trump) for w in ws]
         need = self.target - node.dt
         self.dd_positions += len(positions)
         target_mode = getattr(self.oracle, "make_cards_many", None)

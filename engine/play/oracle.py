@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol, Sequence, runtime_checkable
 
 from ..cards import BridgeError
-from .position import Position
+from .position import SearchPosition
 
 __all__ = ["DDOracle", "EngineDDOracle", "default_oracle", "SolverUnavailable"]
 
@@ -26,7 +26,7 @@ class DDOracle(Protocol):
     ``make_cards_many(positions, needs) -> list[set[int]]``, the legal cards with which the side to move takes at
     least ``needs[i]`` tricks in position ``i`` (a target search, cheaper than scoring every card)."""
 
-    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+    def solve_cards_many(self, positions: Sequence[SearchPosition]) -> list[dict[int, int]]:
         """For each position: ``{card index: tricks for the side to move from here}`` over its legal cards."""
         ...
 
@@ -53,7 +53,7 @@ class EngineDDOracle:
         self.threads = threads  # solvers working on one batch, one thread each
         self.calls = 0
 
-    def _batches(self, positions: Sequence[Position]):
+    def _batches(self, positions: Sequence[SearchPosition]):
         """(strain, indices, engine.dds positions) for each trump among ``positions`` (one solver call each)."""
         from ..cards import Card, Deal, Hand, Seat, Strain
 
@@ -71,7 +71,7 @@ class EngineDDOracle:
             ]
             yield Strain(trump), idx, batch
 
-    def solve_cards_many(self, positions: Sequence[Position]) -> list[dict[int, int]]:
+    def solve_cards_many(self, positions: Sequence[SearchPosition]) -> list[dict[int, int]]:
         out: list[dict[int, int]] = [{} for _ in positions]
         for strain, idx, batch in self._batches(positions):
             for i, res in zip(idx, self._solver.solve_many(batch, strain, self.threads)):
@@ -79,7 +79,7 @@ class EngineDDOracle:
         self.calls += len(positions)
         return out
 
-    def make_cards_many(self, positions: Sequence[Position], needs: Sequence[int]) -> list[set[int]]:
+    def make_cards_many(self, positions: Sequence[SearchPosition], needs: Sequence[int]) -> list[set[int]]:
         """For each position: the legal cards after which the side to move takes at least ``needs[i]`` tricks
         (target-mode searches: one boolean probe per card)."""
         if len(needs) != len(positions):

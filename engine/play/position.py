@@ -1,6 +1,6 @@
 """Card-play positions over bitmasks, and the searching side's view of one decision.
 
-A ``Position`` is one fully known (double-dummy) state: the four hands still held, the cards already played to
+A ``SearchPosition`` is one fully known (double-dummy) state: the four hands still held, the cards already played to
 the current trick, who led it and the trump. It is what the double-dummy oracle solves; the selectors build one per
 world. Cards are ``engine.cards`` indices (``13*suit + rank - 2``), sets of cards are 52-bit ``int`` masks.
 
@@ -19,7 +19,7 @@ from ..cards import BridgeError, Card, Seat, Strain
 
 __all__ = [
     "SUIT_BITS",
-    "Position",
+    "SearchPosition",
     "Root",
     "iter_bits",
     "trick_winner_idx",
@@ -81,7 +81,7 @@ def equivalence_reps(legal: int, own: int, alive: int, *, top: bool = False) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class Position:
+class SearchPosition:
     """A double-dummy state: ``hands[seat]`` still held, ``trick`` played so far (in order), ``leader`` of it."""
 
     hands: tuple[int, int, int, int]
@@ -121,7 +121,7 @@ class Position:
     def legal(self) -> int:
         return legal_mask(self.hands[self.to_move], self.trick)
 
-    def play(self, card: int) -> tuple["Position", int | None]:
+    def play(self, card: int) -> tuple["SearchPosition", int | None]:
         """The position after ``card``; the second value is the trick's winner when this card completed it."""
         seat = self.to_move
         bit = 1 << card
@@ -132,8 +132,8 @@ class Position:
         trick = self.trick + (card,)
         if len(trick) == 4:
             w = trick_winner_idx(trick, self.leader, self.trump)
-            return Position(tuple(hands), (), w, self.trump), w  # type: ignore[arg-type]
-        return Position(tuple(hands), trick, self.leader, self.trump), None  # type: ignore[arg-type]
+            return SearchPosition(tuple(hands), (), w, self.trump), w  # type: ignore[arg-type]
+        return SearchPosition(tuple(hands), trick, self.leader, self.trump), None  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -183,8 +183,8 @@ class Root:
     def mover_is_declarer_side(self) -> bool:
         return (self.to_move - self.declarer) % 2 == 0
 
-    def position(self, i: int) -> Position:
-        return Position(self.worlds[i], self.trick, self.leader, self.trump)
+    def position(self, i: int) -> SearchPosition:
+        return SearchPosition(self.worlds[i], self.trick, self.leader, self.trump)
 
     def legal(self) -> int:
         return legal_mask(self.worlds[0][self.to_move], self.trick)

@@ -12,8 +12,8 @@ from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Card, Deal, Seat
 from squeeze.engine.play.alphamu import AlphaMuOptions, alphamu_choose
 from squeeze.engine.play.pimc import pimc_choose
-from squeeze.engine.play.player import CardPlayer, PlaySettings
-from squeeze.engine.play.position import Position, Root, equivalence_reps, iter_bits
+from squeeze.engine.play.card_player import CardPlayer, PlaySettings
+from squeeze.engine.play.position import SearchPosition, Root, equivalence_reps, iter_bits
 
 from test_play_oracle import EndplayOracle, EndplayTargetOracle, random_position
 
@@ -51,7 +51,7 @@ def test_equivalence_reps():
 
 def test_forced_card_plays_at_once():
     # West led the SQ; North must follow with his only spade: no solver call, flagged as forced.
-    pos = Position((m("S2 H3"), m("SA HA"), m("SK HK"), m("HQ")), (Card.parse("SQ").index,), 3, 4)
+    pos = SearchPosition((m("S2 H3"), m("SA HA"), m("SK HK"), m("HQ")), (Card.parse("SQ").index,), 3, 4)
     root = Root(4, 3, pos.trick, (pos.hands,), (1.0,), 2, 1)
     r = pimc_choose(root, NoSolver())
     assert r.forced and r.card == Card.parse("S2")
@@ -61,7 +61,7 @@ def test_forced_card_plays_at_once():
 
 def test_all_equivalent_cards_need_no_search():
     # South holds K Q J of the led suit and nothing between them is outstanding: one class.
-    pos = Position((m("S2 S3 S4 H2"), m("S5 S6 S7"), m("SK SQ SJ H4"), m("S9 S8 ST H3")), (Card.parse("SA").index,), 1, 4)
+    pos = SearchPosition((m("S2 S3 S4 H2"), m("S5 S6 S7"), m("SK SQ SJ H4"), m("S9 S8 ST H3")), (Card.parse("SA").index,), 1, 4)
     root = Root(4, 1, pos.trick, (pos.hands,), (1.0,), 2, 0)
     r = pimc_choose(root, NoSolver())
     assert r.forced and r.card == Card.parse("SJ")  # the lowest of the equals when following
