@@ -32,8 +32,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from squeeze.engine.cards import Card, Deal  # noqa: E402
-from squeeze.engine.inference import DoubleDummyPlayer, PlayFacts, WorldPosterior  # noqa: E402
+from squeeze.engine.auction import Contract  # noqa: E402
+from squeeze.engine.board import Play  # noqa: E402
+from squeeze.engine.cards import Card, Deal, Seat  # noqa: E402
+from squeeze.engine.play.inference import DoubleDummyPlayer, WorldPosterior, evidence  # noqa: E402
+from squeeze.engine.view import SeatView  # noqa: E402
 from squeeze.engine.sampling import WorldSampler  # noqa: E402
 
 _RANKS = "23456789TJQKA"
@@ -126,25 +129,25 @@ def self_play(deal: Deal, oracle, rng: random.Random, blunder: float):
 def evaluate_deal(deal: Deal, declarer: int, trump: int, seq, model, n_worlds: int, rng: random.Random, tricks,
                   evidence_from: int = 2, n_prior: int = 2000):
     """Per checkpoint trick t in ``tricks``: list of (p_uniform, p_weighted, outcome) over the unseen cards."""
-    dummy = (declarer + 2) % 4
     defenders = ((declarer + 1) % 4, (declarer + 3) % 4)
     west = defenders[1]  # declarer's LHO is defenders[0]; we predict P(defenders[1] holds card)
     out = {}
     for t in tricks:
-        facts = PlayFacts.replay(trump, (declarer + 1) % 4, [c for _, c in seq[: 4 * (t - 1)]])
-        evidence = [(seat, c, cx) for k, (seat, c, cx) in enumerate(facts.plays)
-                    if seat in defenders and k // 4 + 1 >= evidence_from]
-        known = facts.known({declarer: deal[declarer].bits, dummy: deal[dummy].bits})
-        cons = facts.constraints()
-        played_by = facts.played_by
-        sampler = WorldSampler(known, cons)
+        # declarer's view (the level does not matter here: only the strain and declarer do)
+        play = Play(deal, Contract(1, trump, declarer=Seat(declarer)),
+                    [Card.from_index(c) for _, c in seq[: 4 * (t - 1)]])
+        seen = [(seat, c, cx) for k, (seat, c, cx) in enumerate(evidence(play.public))
+                if seat in defenders and k // 4 + 1 >= evidence_from]
+        view = SeatView.from_play(play, Seat(declarer))
+        played_by = [play.public.played_by(s) for s in Seat]
+        sampler = WorldSampler(view.known_cards(), view.constraints())
         worlds = sampler.sample(n_worlds, rng)
         # Dealing is cheap: the uniform baseline gets many worlds; only the weighted worlds need solving.
         prior = sampler.sample(n_prior, rng).marginals()
         post = WorldPosterior.uniform(worlds)
         uni_same = post.marginals()[west]
-        for seat, c, cx in evidence:
-            post = post.observe_card(seat, Card.from_index(c), cx, model)
+        for seat, c, cx in seen:
+            post = post.observe_card(seat, c, cx, model)
         wtd_raw = post.marginals()[west]
         wtd = post.marginals(prior)[west]
         uni = prior[west]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 from .auction import Auction, Call, Contract, IllegalCallError, PASS
-from .board import BoardRecord, IllegalCardError, Play, trick_winner
+from .board import BoardRecord, IllegalCardError, Play, PublicPlay
 from .cards import BridgeError, Card, Deal, InvalidDealError, ParseError, Seat, Vul
 
 __all__ = [
@@ -953,11 +953,10 @@ class _Reader:
         seq: list[tuple[Card, int, int]] = []  # card, line, trick number
         play_index: dict[int, int] = {}  # slot number -> index of its card in play order
         stopped_at = None  # line where an unknown card ('-') stopped the play
-        trick_leader = opening
-        declarer_tricks = tricks_done = 0
+        public = PublicPlay(contract)  # who led each trick; legality is checked later (see above)
         for t in range((len(slots) + 3) // 4):
             row = slots[4 * t : 4 * t + 4]
-            trick: list[Card] = []
+            trick_leader = public.leader
             for k in range(4):
                 col = (trick_leader + k - opening) % 4  # this seat's column: columns start at the opening leader
                 slot = row[col] if col < len(row) else None
@@ -971,14 +970,13 @@ class _Reader:
                               f"trick {t + 1}: {card} is given after an unknown or missing card")
                 play_index[4 * t + col] = len(seq)
                 seq.append((card, slot[1], t + 1))  # type: ignore[index]
-                trick.append(card)
+                try:
+                    public = public.then(card, trusted=True)
+                except IllegalCardError as exc:  # more cards than the deal holds
+                    raise err(slot[1], f"trick {t + 1}: {exc}") from None  # type: ignore[index]
                 for a in slot[2]:  # type: ignore[index]
                     self._annotate(anns, len(seq) - 1, a, _CARD_SUFFIX_NAG, notes["Play"], notes["Auction"],
                                    slot[1], "Play", warnings, game_no)  # type: ignore[index]
-            if len(trick) == 4:
-                trick_leader = trick_winner(trick, trick_leader, contract.strain)
-                tricks_done += 1
-                declarer_tricks += trick_leader.same_side(contract.declarer)  # type: ignore[arg-type]
 
         def diagnose() -> None:
             play = Play(deal, contract)
@@ -997,7 +995,7 @@ class _Reader:
                 j -= 1
             comment_index.append(play_index[j] if j >= 0 else -1)
         return (contract, tuple(c for c, _l, _t in seq), out,
-                (declarer_tricks, tricks_done, diagnose, comment_index))
+                (public.declarer_tricks, len(public.tricks), diagnose, comment_index))
 
     @staticmethod
     def _result(rv: str, contract: Contract | None, line: int) -> int:
@@ -1075,20 +1073,6 @@ def _annotation_tokens(ann: Annotation | None, note_no: int | None) -> list[str]
     if note_no is not None:
         out.append(f"={note_no}=")
     out.extend(f"${n}" for n in ann.nags)
-    return out
-
-
-def _tricks_with_leaders(cards: Sequence[Card], opening: Seat,
-                         contract: Contract) -> list[tuple[Seat, tuple[Card, ...]]]:
-    """Split a (validated) play into tricks with their leaders. Only the trick winners are needed here, so this
-    skips a full ``Play`` replay: the record was checked when it was built."""
-    out = []
-    leader = opening
-    for i in range(0, len(cards), 4):
-        trick = tuple(cards[i : i + 4])
-        out.append((leader, trick))
-        if len(trick) == 4:
-            leader = trick_winner(trick, leader, contract.strain)
     return out
 
 
@@ -1178,7 +1162,10 @@ def _game_lines(game: PbnGame, score: bool) -> list[str]:
         first_play_note = len(notes)
         play_notes: list[str] = []
         index = 0
-        tricks = _tricks_with_leaders(r.play, opening, c)
+        public = PublicPlay(c, r.play)
+        tricks = [(leader, cards) for leader, cards, _ in public.tricks]
+        if public.current_trick:
+            tricks.append((public.leader, public.current_trick))
         for leader, cards in tricks:
             cols = ["-"] * 4
             for k, card in enumerate(cards):

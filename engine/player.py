@@ -1,10 +1,9 @@
 """``Player``: the one object a seat at a table asks for its calls and cards.
 
-A seat knows its own hand, the auction, dummy's hand once it is down and the cards played; ``SeatView`` holds
-exactly that. ``Player.bid`` asks the rule-database bidder; ``Player.play`` builds a stand-in ``Play`` for the view
-(``engine.play.play_from_view``: the cards the seat cannot see dealt consistently with what it saw) and asks a
-``CardPlayer`` whose worlds follow what the auction showed and denied (``Bidder.explain_auction``) and whose
-beliefs carry over from card to card of the board.
+A seat knows its own hand, the auction, dummy's hand once it is down and the cards played: its ``SeatView``
+(``engine.view``). ``Player.bid`` asks the rule-database bidder; ``Player.play`` asks a ``CardPlayer`` with the
+view itself (no deal is made up for it): its worlds follow what the auction showed and denied
+(``Bidder.explain_auction``) and its beliefs carry over from card to card of the board.
 
 Decisions are deterministic given ``seed`` and the view (a re-run or resumed board plays the same), except where
 an αμ time budget cuts a search short.
@@ -15,39 +14,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .auction import Auction, Contract
 from .bidding import BidChoice, Bidder, get_bidder
 from .board import IllegalCardError
-from .cards import BridgeError, Card, Hand, Seat, Vul
+from .cards import BridgeError
+from .play.card_player import CardPlayer, PlayDecision, PlaySettings
 from .play.oracle import DDOracle, default_oracle
-from .play.card_player import CardPlayer, PlayDecision, PlaySettings, play_from_view
+from .view import SeatView
 
-__all__ = ["SeatView", "Player"]
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """What one seat knows of a board: its original hand, the auction, and during the play dummy's original hand
-    and every card played (in order). ``board`` only seeds decisions."""
-
-    seat: Seat
-    hand: Hand
-    auction: Auction
-    vul: Vul = Vul.NONE
-    cards: tuple[Card, ...] = ()
-    dummy: Hand | None = None
-    board: int = 0
-
-    def __post_init__(self) -> None:
-        if len(self.hand) != 13:
-            raise BridgeError(f"{self.seat.name.title()}'s hand must have 13 cards, got {len(self.hand)}")
-        object.__setattr__(self, "cards", tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.cards))
-        if self.cards and not self.auction.is_complete:
-            raise BridgeError("cards were played before the auction ended")
-
-    @property
-    def contract(self) -> Contract | None:
-        return self.auction.contract if self.auction.is_complete else None
+__all__ = ["SeatView", "Player"]  # SeatView is engine.view's, re-exported for the seat-facing API
 
 
 @dataclass
@@ -86,32 +60,29 @@ class Player:
     def play(self, view: SeatView) -> PlayDecision:
         """The next card for the seat, or for dummy when the seat is declarer, with the reason for it.
 
-        Raises ``BridgeError`` when the auction was passed out, the view contradicts itself (see
-        ``play_from_view``), or it is another seat's turn.
+        Raises ``BridgeError`` when the auction was passed out or is not over, the play is over, or it is another
+        seat's turn.
         """
-        contract = view.contract
-        if contract is None:
+        play = view.play
+        if play is None:
             raise BridgeError("no contract: the auction is not over or was passed out")
-        step = len(view.cards)
-        stand_in = play_from_view(contract, view.seat, view.hand, view.cards, dummy=view.dummy,
-                                  seed=self._rng(view, step).getrandbits(31))
-        if stand_in.is_complete:
+        if play.is_complete:
             raise BridgeError("the play is over: no card to choose")
-        mover = stand_in.next_seat
-        decider = stand_in.declarer if mover in (stand_in.declarer, stand_in.dummy) else mover  # declarer plays dummy
-        if view.seat != decider:
-            raise BridgeError(f"{decider.name.title()} chooses {mover.name.title()}'s card now, not "
+        if view.seat != view.decider:
+            raise BridgeError(f"{view.decider.name.title()} chooses {play.next_seat.name.title()}'s card now, not "
                               f"{view.seat.name.title()}")
-        decision = self._card_player(view).choose(stand_in, self._rng(view, 100 + step))
-        if decision.card not in stand_in.legal_cards():  # the engine's own invariant, checked at the boundary
+        decision = self._card_player(view).choose(view, self._rng(view, 100 + len(view.cards)))
+        if decision.card not in view.legal_cards():  # the engine's own invariant, checked at the boundary
             raise IllegalCardError(f"the card player chose {decision.card}, which is not legal here")
         return decision
 
     def _card_player(self, view: SeatView) -> CardPlayer:
-        key = (view.board, int(view.seat), view.hand.bits, tuple(view.auction.calls), int(view.vul))
+        calls = () if view.auction is None else tuple(view.auction.calls)
+        key = (view.board, int(view.seat), view.hand.bits, calls, str(view.contract), int(view.vul))
         if self._board is None or self._board.key != key:
             if self.oracle is None:
                 self.oracle = default_oracle()  # built on the first card, so a bidding-only seat needs no solver
-            constraints = self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat)
+            constraints = (None if view.auction is None
+                           else self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat))
             self._board = _Board(key, CardPlayer(self.settings, oracle=self.oracle, constraints=constraints))
         return self._board.card_player

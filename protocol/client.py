@@ -29,8 +29,8 @@ from enum import Enum
 from typing import Any, Optional, Union
 
 from squeeze.engine.auction import PASS, Auction, Call, Contract, IllegalCallError
-from squeeze.engine.board import trick_winner
-from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
+from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Vul
+from squeeze.engine.view import SeatView
 
 from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt
@@ -212,8 +212,6 @@ _BOARD_PHASES = (
 _MID_BOARD = (ClientPhase.AWAIT_CARDS, ClientPhase.AUCTION, ClientPhase.PLAY)
 
 
-#: ``_NEXT[seat][k]`` is the seat ``k`` places clockwise (``Seat.next`` builds an enum member each call: hot path).
-_NEXT = tuple(tuple(Seat((s + k) & 3) for k in range(4)) for s in range(4))
 
 
 @functools.lru_cache(maxsize=None)
@@ -285,15 +283,9 @@ class ClientMachine:
         self.declarer: Optional[Seat] = None
         self.dummy: Optional[Seat] = None
         self.dummy_hand: Optional[Hand] = None  #: dummy's 13 cards as shown
-        self.cards: list[Card] = []  #: every card played so far, in order
-        self.tricks: list[tuple[Seat, tuple[Card, ...], Seat]] = []
-        self.declarer_tricks = 0
-        self._leader: Optional[Seat] = None
-        self._trick: list[Card] = []
-        self._played = 0  # mask of played cards
-        self._remaining: dict[Seat, int] = {}  # known hands (ours, dummy's): mask of cards not yet played
-        self._voids = [0, 0, 0, 0]  # per seat, mask of suits it has shown out of
-        self._by_seat = [0, 0, 0, 0]  # per seat, mask of cards it played (rebuilds the deal at the end)
+        # Our knowledge of the play (tricks, leaders, show-outs, the hands we see): engine.view.SeatView, the one
+        # record of it that the engine decides from too. Set when the auction ends in a contract.
+        self._view: Optional[SeatView] = None
         self._expect: Optional[tuple[str, Optional[Seat]]] = None
         self._deal_ready_sent = False  # "ready for deal" already sent for the coming board (spec pass-out flow)
 
@@ -317,9 +309,33 @@ class ClientMachine:
     @property
     def next_seat(self) -> Optional[Seat]:
         """Who plays the next card (during play)."""
-        if self._leader is None or len(self.cards) >= CARDS_PER_BOARD:
-            return None
-        return _NEXT[self._leader][len(self._trick)]
+        return None if self._view is None else self._view.mover
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """Every card played so far, in order."""
+        return () if self._view is None else self._view.cards
+
+    @property
+    def tricks(self) -> tuple[tuple[Seat, tuple[Card, ...], Seat], ...]:
+        """Completed tricks as ``(leader, cards, winner)``."""
+        return () if self._view is None else self._view.play.tricks  # type: ignore[union-attr]
+
+    @property
+    def declarer_tricks(self) -> int:
+        return 0 if self._view is None else self._view.play.declarer_tricks  # type: ignore[union-attr]
+
+    def seat_view(self) -> SeatView:
+        """What our seat knows of the board now, for ``engine.Player`` (after our cards have come).
+
+        Raises:
+            LocalProtocolError: no board is under way (our cards have not come yet).
+        """
+        if self._view is not None:
+            return self._view
+        if self.hand is None or self.auction is None:
+            raise LocalProtocolError(f"no board under way ({self.phase.value})")
+        return SeatView(self.seat, self.hand, self.auction, self.vul or Vul.NONE, board=self.board or 0)
 
     # --- output ----------------------------------------------------------------------------------------------
     def lines_to_send(self) -> list[str]:
@@ -453,7 +469,6 @@ class ClientMachine:
         if msg.seat != self.seat:
             raise self._unexpected(line, f"these are {m.seat_name(msg.seat)}'s cards, we are {m.seat_name(self.seat)}")
         self.hand = msg.hand
-        self._remaining = {self.seat: msg.hand.bits}
         self.auction = Auction(self.dealer)
         self.phase = ClientPhase.AUCTION
         events: list[ClientEvent] = [HandReceived(seat=msg.seat, hand=msg.hand)]
@@ -503,12 +518,11 @@ class ClientMachine:
     def _on_dummy(self, msg: m.DummyCards, line: Any) -> list[ClientEvent]:
         if self.phase != ClientPhase.PLAY or self._expect != ("dummy", None):
             raise self._unexpected(line, self._describe_wait())
-        clash = msg.hand.bits & (self._remaining.get(self.seat, 0) | self._played)
+        clash = msg.hand.bits & (self.hand.bits | self._view.play.played)
         if clash:
             card = Card.from_index(clash.bit_length() - 1)
             raise RemoteProtocolError(f"impossible dummy: {card} is ours or already played: {excerpt(line)}", line=line)
-        self.dummy_hand = msg.hand
-        self._remaining[self.dummy] = msg.hand.bits
+        self._set_dummy(msg.hand)
         events: list[ClientEvent] = [DummyRevealed(seat=self.dummy, hand=msg.hand)]
         self._next_in_play(events)
         return events
@@ -630,13 +644,7 @@ class ClientMachine:
         return self._legal_from(self._expect[1])
 
     def _legal_from(self, seat: Seat) -> list[Card]:
-        bits = self._remaining.get(seat, 0)
-        if self._trick:
-            led = self._trick[0].suit
-            follow = bits & (0x1FFF << (13 * led))
-            if follow:
-                bits = follow
-        return list(Hand(bits))
+        return self._view.legal_cards() if self._view is not None and self._view.mover == seat else []
 
     # --- flow ------------------------------------------------------------------------------------------------
     def _next_in_auction(self, events: list[ClientEvent]) -> None:
@@ -648,7 +656,7 @@ class ClientMachine:
                 self._finish_board(events)
                 return
             self.contract, self.declarer, self.dummy = contract, contract.declarer, contract.declarer.partner
-            self._leader = contract.declarer.lho
+            self._view = SeatView(self.seat, self.hand, a, self.vul or Vul.NONE, board=self.board or 0)
             self.phase = ClientPhase.PLAY
             events.append(AuctionComplete(auction=a, contract=contract, declarer=self.declarer, dummy=self.dummy))
             self._next_in_play(events)
@@ -667,7 +675,7 @@ class ClientMachine:
             self._finish_board(events)
             return
         me, dummy = self.seat, self.dummy
-        player = _NEXT[self._leader][len(self._trick)]
+        player = self._view.mover
         trick = k // 4 + 1
         if me == dummy:
             # Dummy never plays and never asks for dummy; it announces every card, its own as "dummy's card".
@@ -699,52 +707,22 @@ class ClientMachine:
         )
 
     def _check_card(self, seat: Seat, card: Card) -> str:
-        """Why ``seat`` cannot play ``card`` now, as far as we can know ('' if it can)."""
-        mask = card.mask
-        who = m.seat_name(seat)
-        if self._played & mask:
-            return f"{card} has already been played"
-        known = self._remaining.get(seat)
-        if known is not None:
-            if not known & mask:
-                return f"{card} is not in {who}'s hand"
-            if self._trick:
-                led = self._trick[0].suit
-                if card.suit != led and known & (0x1FFF << (13 * led)):
-                    return f"{card} is a revoke: {who} holds {led.name.lower()}"
-            return ""
-        for other, bits in self._remaining.items():
-            if other != seat and bits & mask:
-                return f"{card} is in {m.seat_name(other)}'s hand"
-        if self._voids[seat] & (1 << card.suit):
-            return f"{who} has shown out of {card.suit.name.lower()}"
-        return ""
+        """Why ``seat`` (the next to play) cannot play ``card`` now, as far as we can know ('' if it can)."""
+        return self._view.card_problem(card)
 
     def _apply_card(self, seat: Seat, card: Card, events: list[ClientEvent]) -> None:
-        mask = card.mask
-        if self._trick and card.suit != self._trick[0].suit:
-            self._voids[seat] |= 1 << self._trick[0].suit
-        self._played |= mask
-        self._by_seat[seat] |= mask
-        if seat in self._remaining:
-            self._remaining[seat] &= ~mask
-        self.cards.append(card)
-        self._trick.append(card)
-        if len(self._trick) == 4:
-            cards = tuple(self._trick)
-            winner = trick_winner(cards, self._leader, self.contract.strain)
-            self.tricks.append((self._leader, cards, winner))
-            if winner.same_side(self.declarer):
-                self.declarer_tricks += 1
-            events.append(TrickComplete(trick=len(self.tricks), leader=self._leader, cards=cards, winner=winner))
-            self._leader = winner
-            self._trick = []
+        before = len(self._view.play.tricks)
+        self._view = self._view.then(card)
+        play = self._view.play
+        if len(play.tricks) > before:
+            leader, cards, winner = play.tricks[-1]
+            events.append(TrickComplete(trick=len(play.tricks), leader=leader, cards=cards, winner=winner))
 
     def _finish_board(self, events: list[ClientEvent]) -> None:
         self._expect = None
         deal = None
         if len(self.cards) == CARDS_PER_BOARD:
-            deal = Deal([Hand(b) for b in self._by_seat])
+            deal = Deal([Hand(self._view.play.played_by(s)) for s in Seat])
         events.append(
             BoardComplete(
                 board=self.board, auction=self.auction, cards=tuple(self.cards), contract=self.contract,
@@ -815,19 +793,20 @@ class ClientMachine:
             mc.vul = None if snapshot["vul"] is None else Vul(snapshot["vul"])
             if snapshot["hand"] is not None:
                 mc.hand = Hand.parse(snapshot["hand"])
-                mc._remaining = {mc.seat: mc.hand.bits}
             if snapshot["calls"] is not None:
                 mc.auction = Auction(mc.dealer, snapshot["calls"])
                 contract = mc.auction.contract
                 if contract is not None:
                     mc.contract, mc.declarer, mc.dummy = contract, contract.declarer, contract.declarer.partner
-                    mc._leader = contract.declarer.lho
+                    mc._view = SeatView(mc.seat, mc.hand, mc.auction, mc.vul or Vul.NONE, board=mc.board or 0)
             cards = [Card.parse(c) for c in snapshot["cards"]]
+            if cards and mc._view is None:
+                raise ValueError("snapshot has cards but no contract")
             scratch: list = []
             for i, card in enumerate(cards):
                 if i == 1 and snapshot["dummy_hand"] is not None:
                     mc._set_dummy(Hand.parse(snapshot["dummy_hand"]))
-                seat = _NEXT[mc._leader][len(mc._trick)]
+                seat = mc._view.mover
                 problem = mc._check_card(seat, card)
                 if problem:
                     raise ValueError(f"snapshot play is impossible: {problem}")
@@ -838,10 +817,10 @@ class ClientMachine:
             mc._expect = None if exp is None else (exp[0], None if exp[1] is None else Seat(exp[1]))
             mc._deal_ready_sent = snapshot["deal_ready_sent"]
             return mc
-        except (KeyError, TypeError, ValueError, ProtocolError) as exc:
+        except (KeyError, TypeError, ValueError, ProtocolError, BridgeError) as exc:
             raise ValueError(f"bad client snapshot: {exc!r}") from None
 
     def _set_dummy(self, hand: Hand) -> None:
         self.dummy_hand = hand
-        # Cards dummy already played are removed when they are replayed after this point.
-        self._remaining[self.dummy] = hand.bits & ~self._played
+        if self.seat != self.dummy:  # dummy's own hand is already ours
+            self._view = self._view.with_dummy(hand)

@@ -13,7 +13,8 @@ from typing import Mapping
 from squeeze.engine.auction import Auction, Call
 from squeeze.engine.board import BoardRecord, Play
 from squeeze.engine.cards import Card, Deal, Seat, dealer_for_board, vul_for_board
-from squeeze.engine.player import Player, SeatView
+from squeeze.engine.player import Player
+from squeeze.engine.view import SeatView
 
 __all__ = ["CallMade", "CardMade", "PlayedBoard", "play_board"]
 
@@ -62,8 +63,7 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *, play: b
     while not p.is_complete:
         mover = p.next_seat
         seat = p.declarer if mover == p.dummy else mover
-        view = SeatView(seat, deal[seat], auction, vul, p.cards, dummy=deal[p.dummy] if p.cards else None,
-                        board=board)
+        view = SeatView.from_play(p, seat, auction=auction, vul=vul, board=board)
         decision = robots[seat].play(view)
         cards.append(CardMade(mover, decision.card, decision.reason))
         p = p.then(decision.card)  # raises IllegalCardError on an illegal card

@@ -13,6 +13,7 @@ from squeeze.engine.cards import BridgeError, Card, Deal, Seat
 from squeeze.engine.play.alphamu import AlphaMuOptions, alphamu_choose
 from squeeze.engine.play.pimc import pimc_choose
 from squeeze.engine.play.card_player import CardPlayer, PlaySettings
+from squeeze.engine.view import SeatView
 from squeeze.engine.play.position import SearchPosition, Root, equivalence_reps, iter_bits
 
 from test_play_oracle import EndplayOracle, EndplayTargetOracle, random_position
@@ -193,7 +194,7 @@ def test_worlds_respect_what_the_viewer_saw():
     for c in ("HJ", "HQ", "S2"):
         play = play.then(Card.parse(c))
     player = CardPlayer(PlaySettings(inference=False), oracle=NoSolver())
-    masks, weights = player.worlds_and_weights(play, Seat.SOUTH, 30, random.Random(4))
+    masks, weights = player.worlds_and_weights(SeatView.from_play(play, Seat.SOUTH), 30, random.Random(4))
     hearts = 0x1FFF << 26
     assert len(masks) == 30 and abs(sum(weights) - 1) < 1e-9
     for row in masks:
@@ -229,7 +230,7 @@ def test_sampling_falls_back_to_hard_facts_when_the_constraints_fail():
              "DJ DK DA S5 DQ S8 H8 D9 D4 HJ S7 DT S6 ST").split()
     play = Play(deal, Contract.parse("3NS"), [Card.parse(c) for c in cards])
     player = CardPlayer(PlaySettings(inference=False), oracle=NoSolver(), constraints=cons)
-    masks, _ = player.worlds_and_weights(play, play.next_seat, 10, random.Random(0))
+    masks, _ = player.worlds_and_weights(SeatView.from_play(play, play.next_seat), 10, random.Random(0))
     assert len(masks) == 10
     for row in masks:
         assert int(row[Seat.EAST]) == deal[Seat.EAST].bits  # the viewer's own hand

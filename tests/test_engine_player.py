@@ -91,8 +91,7 @@ def test_the_auction_shapes_the_worlds_a_player_imagines():
     view = SeatView(Seat.WEST, deal[Seat.WEST], auction)
     p.play(view)
     cp = p._card_player(view)  # the board's card player, kept for the seat's next cards
-    stand_in = Play(deal, auction.contract)
-    masks, _ = cp.worlds_and_weights(stand_in, Seat.WEST, 40, random.Random(1))
+    masks, _ = cp.worlds_and_weights(view, 40, random.Random(1))
     for row in masks:
         south = Hand(int(row[Seat.SOUTH]))
         assert 15 <= south.hcp <= 17 and max(south.shape) <= 5 and min(south.shape) >= 2

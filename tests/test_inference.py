@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from squeeze.engine.auction import Auction, Call, Contract
-from squeeze.engine.board import Play
-from squeeze.engine.cards import Card, Deal, Hand, Seat, Strain, Suit
-from squeeze.engine.inference import (
+from squeeze.engine.board import Play, PublicPlay
+from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Strain, Suit
+from squeeze.engine.play.inference import (
     ConstraintCallModel,
     DoubleDummyPlayer,
-    PlayFacts,
+    evidence,
     InferenceError,
     Observation,
     PlayContext,
@@ -29,6 +29,7 @@ from squeeze.engine.inference import (
     weighted_average,
 )
 from squeeze.engine.sampling import SeatConstraints, WorldSampler
+from squeeze.engine.view import SeatView
 
 NT = int(Strain.NOTRUMP)
 
@@ -279,12 +280,13 @@ def test_weighted_average_and_ess():
         weighted_average(w, np.zeros((3, 1)))
 
 
-def test_play_context_from_play_and_after():
+def test_play_context_from_a_play_and_its_public_part():
     deal = Deal.parse("N:AK94.T82.K73.QJ5 T765.QJ9.A98.K74 QJ82.AK7.QJ2.A32 3.6543.T654.T986")
     play = Play(deal, Contract.parse("3NS"), ["H6", "H2"])
     c = PlayContext.from_play(play)
+    assert c == PlayContext.from_play(play.public)
     assert c.to_move == Seat.EAST and c.trick == (Card.parse("H6").index, Card.parse("H2").index)
-    nxt = c.after(Card.parse("HQ").index).after(Card.parse("HA").index)
+    nxt = PlayContext.from_play(play.then("HQ").then("HA").public)
     assert nxt.trick == () and nxt.leader == Seat.SOUTH
     assert nxt.played == Hand.parse(".AQ62..").bits
     with pytest.raises(InferenceError):
@@ -304,30 +306,32 @@ def test_default_oracle_is_engine_dds_and_agrees_with_the_tiny_solver():
     assert np.allclose(a.weights, b.weights)
 
 
-def test_play_facts_from_a_real_play_feed_sampler_and_posterior():
+def test_a_seats_view_of_a_real_play_feeds_sampler_and_posterior():
     deal = Deal.parse("N:AK94.T82.K73.QJ5 T765.QJ9.A98.K74 QJ82.AK7.QJ2.A32 3.6543.T654.T986")
     # 4S by South... West leads S3, North SA, East S5, South S2; North leads H2, East HQ, South HA, West H3;
     # South leads SQ, West discards C6 (shows out of spades).
-    cards = [Card.parse(c).index for c in "S3 SA S5 S2 H2 HQ HA H3 SQ C6".split()]
-    facts = PlayFacts.replay(int(Strain.SPADES), int(Seat.WEST), cards)
-    assert facts.shown_out[Seat.WEST] == frozenset({int(Suit.SPADES)})
-    assert facts.context.to_move == Seat.NORTH and len(facts.context.trick) == 2
-    assert [p[0] for p in facts.plays] == [3, 0, 1, 2, 0, 1, 2, 3, 2, 3]
-    known = facts.known({Seat.SOUTH: deal[Seat.SOUTH].bits, Seat.NORTH: deal[Seat.NORTH].bits})
-    sampler = WorldSampler(known, facts.constraints())
+    cards = "S3 SA S5 S2 H2 HQ HA H3 SQ C6".split()
+    play = Play(deal, Contract.parse("4SS"), cards)
+    view = SeatView.from_play(play, Seat.SOUTH)
+    assert play.public.shown_out(Seat.WEST) == 1 << Suit.SPADES
+    context = PlayContext.from_play(play.public)
+    assert context.to_move == Seat.NORTH and len(context.trick) == 2
+    plays = list(evidence(play.public))
+    assert [p[0] for p in plays] == [3, 0, 1, 2, 0, 1, 2, 3, 2, 3]
+    sampler = WorldSampler(view.known_cards(), view.constraints())
     worlds = sampler.sample(200, 3)
     for row in worlds.masks:
         assert Hand(int(row[Seat.WEST])).length(Suit.SPADES) == 1  # only the S3 it led
         assert int(row[Seat.EAST]) & Card.parse("HQ").mask
     post = WorldPosterior.uniform(worlds)
-    for seat, c, cx in facts.plays:
+    for seat, c, cx in plays:
         if seat in (Seat.EAST, Seat.WEST):
-            post = post.observe_card(seat, Card.from_index(c), cx, RandomPlayer())
+            post = post.observe_card(seat, c, cx, RandomPlayer())
     assert post.prob(Seat.EAST, "ST") == pytest.approx(1.0)  # every other spade is with East
-    hands = post.remaining_hands(facts.context.played)
-    assert len(hands) == 200 and all(h[Seat.SOUTH] == deal[Seat.SOUTH].bits & ~facts.context.played for h in hands)
-    with pytest.raises(InferenceError, match="played twice"):
-        PlayFacts.replay(int(Strain.SPADES), int(Seat.WEST), cards[:4] + cards[:1])
+    hands = post.remaining_hands(context.played)
+    assert len(hands) == 200 and all(h[Seat.SOUTH] == deal[Seat.SOUTH].bits & ~context.played for h in hands)
+    with pytest.raises(BridgeError, match="already been played"):
+        PublicPlay(Contract.parse("4SS"), cards[:4] + cards[:1])
 
 
 def test_marginals_with_a_prior_control_variate():

@@ -11,7 +11,8 @@ import random
 import pytest
 
 from squeeze.engine.cards import Deal, Seat
-from squeeze.engine.play.position import SearchPosition, iter_bits, legal_mask
+from squeeze.engine.board import legal_mask
+from squeeze.engine.play.position import SearchPosition, iter_bits
 
 endplay_dds = pytest.importorskip("endplay.dds")
 from endplay.types import Card as EPCard  # noqa: E402

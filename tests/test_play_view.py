@@ -1,5 +1,5 @@
-"""The card player decides from what its seat sees, never from the hidden hands, and ``play_from_view`` builds a
-``Play`` for a seat at a real table (own hand, dummy, cards played) where nobody knows the whole deal."""
+"""The card player decides from what its seat sees (``SeatView``), never from the hidden hands: plays that differ
+only in the cards a seat cannot see give that seat the same view and the same decisions."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from squeeze.engine.auction import Contract
 from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat
-from squeeze.engine.play.card_player import CardPlayer, PlaySettings, facts_for, play_from_view, public_facts
-from squeeze.engine.sampling import SeatConstraints
+from squeeze.engine.play.card_player import CardPlayer, PlaySettings
+from squeeze.engine.sampling import SeatConstraints, WorldSampler
+from squeeze.engine.view import SeatView
 
 from test_play_oracle import EndplayOracle
 
@@ -33,31 +34,30 @@ def viewer_of(play: Play) -> Seat:
     return play.declarer if play.next_seat in (play.declarer, play.dummy) else play.next_seat
 
 
+def stand_in(seat_view: SeatView, seed: int) -> Play:
+    """A whole play that ``seat_view``'s seat cannot tell from the real one: the hidden cards dealt again from
+    ``seed``, consistently with who played what and every show-out."""
+    world = WorldSampler(seat_view.known_cards(), seat_view.constraints()).sample(1, seed).deal(0)
+    return Play(world, seat_view.contract, seat_view.cards)
+
+
 def view(play: Play, seed: int) -> Play:
     """The same position as ``viewer_of(play)`` sees it, the hidden cards dealt again from ``seed``."""
-    viewer = viewer_of(play)
-    return play_from_view(play.contract, viewer, play.deal[viewer], play.cards, dummy=play.deal[play.dummy],
-                          seed=seed)
+    return stand_in(SeatView.from_play(play, viewer_of(play)), seed)
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_a_stand_in_deal_keeps_everything_the_viewer_knows(seed):
+def test_a_view_holds_exactly_what_the_seat_knows(seed):
     play = random_play(seed)
     viewer = viewer_of(play)
     other = view(play, seed + 100)
     assert other.cards == play.cards and other.next_seat == play.next_seat  # Play re-checked every card
-    assert other.deal[viewer] == play.deal[viewer]
-    if play.cards:
-        assert other.deal[play.dummy] == play.deal[play.dummy]
-    assert facts_for(other, viewer) == facts_for(play, viewer)
-
-
-def test_the_hidden_hands_really_are_dealt_again():
-    play = random_play(3)
-    viewer = viewer_of(play)
+    a, b = SeatView.from_play(play, viewer), SeatView.from_play(other, viewer)
+    assert a == b and a.known_cards() == b.known_cards() and a.constraints() == b.constraints()
+    assert a.legal_cards() == play.legal_cards()
     hidden = [s for s in Seat if s not in (viewer, play.dummy)]
     stand_ins = {tuple(view(play, k).deal[s].bits for s in hidden) for k in range(10)}
-    assert len(stand_ins) > 1
+    assert play.is_complete or len(play.cards) > 40 or len(stand_ins) > 1  # the hidden hands really differ
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -89,20 +89,19 @@ def test_decisions_along_a_whole_play_do_not_depend_on_the_hidden_hands():
     play = Play(deal, contract)
     for k in range(16):
         viewer = viewer_of(play)
-        stand_in = play_from_view(contract, viewer, deal[viewer], play.cards,
-                                  dummy=deal[Seat.NORTH] if play.cards else None, seed=k)
+        other = view(play, k)
         a = real.choose(play, random.Random(k))
-        b = seated[viewer].choose(stand_in, random.Random(k))
+        b = seated[viewer].choose(SeatView.from_play(other, viewer), random.Random(k))
         assert (a.card, a.reason) == (b.card, b.reason), f"card {k + 1}"
         play = play.then(a.card)
 
 
-def test_public_facts_name_who_played_and_who_showed_out():
+def test_the_public_play_names_who_played_and_who_showed_out():
     deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
     cards = [Card.parse(c) for c in ("HJ", "HQ", "S2", "H2", "HA")]  # trick 1 to North's HQ; North leads again
-    Play(deal, Contract.parse("7NS"), cards)  # a legal sequence
-    played_by, cons = public_facts(Contract.parse("7NS"), cards, {Seat.SOUTH: SeatConstraints(hcp=(15, 17))})
-    assert [s for s, _ in played_by] == [Seat.WEST, Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.NORTH]
+    play = Play(deal, Contract.parse("7NS"), cards)
+    assert play.public.players == (Seat.WEST, Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.NORTH)
+    cons = SeatView.from_play(play, Seat.SOUTH).constraints({Seat.SOUTH: SeatConstraints(hcp=(15, 17))})
     hearts = 0x1FFF << 26
     assert cons[Seat.EAST].not_held & hearts == hearts and cons[Seat.WEST].not_held == 0
     assert cons[Seat.SOUTH].hcp == (15, 17)
@@ -112,15 +111,23 @@ def test_bad_views_are_refused_clearly():
     deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
     c = Contract.parse("7NS")
     south, north = deal[Seat.SOUTH], deal[Seat.NORTH]
+
+    def seat_view(hand, cards=(), dummy=None, contract=c):
+        return SeatView(Seat.SOUTH, hand, None, cards=cards, dummy=dummy, contract=contract)
+
     with pytest.raises(BridgeError, match="dummy's hand is needed"):
-        play_from_view(c, Seat.SOUTH, south, ["HJ"])
-    with pytest.raises(BridgeError, match="original 13 cards"):
-        play_from_view(c, Seat.SOUTH, Hand.parse("A986.432.432.AK"))
-    with pytest.raises(BridgeError, match="not in its hand"):
-        play_from_view(c, Seat.SOUTH, south, ["HJ", "HQ", "S2", "S5"], dummy=north)
-    with pytest.raises(BridgeError, match="not in dummy's hand"):
-        play_from_view(c, Seat.SOUTH, south, ["HJ", "H5"], dummy=north)
-    with pytest.raises(BridgeError, match="consistent"):  # East played a heart after showing out of hearts
-        play_from_view(c, Seat.SOUTH, south, ["HJ", "HQ", "S2", "H2", "HA", "H9"], dummy=north)
+        CardPlayer(oracle=ORACLE).choose(seat_view(south, ["HJ"]))
+    with pytest.raises(BridgeError, match="13 cards"):
+        seat_view(Hand.parse("A986.432.432.AK"))
+    with pytest.raises(BridgeError, match="not in South's hand"):
+        seat_view(south, ["HJ", "HQ", "S2", "S5"], dummy=north)
+    with pytest.raises(BridgeError, match="not in North's hand"):
+        seat_view(south, ["HJ", "H5"], dummy=north)
+    with pytest.raises(BridgeError, match="shown out of hearts"):  # East played a heart after showing out
+        seat_view(south, ["HJ", "HQ", "S2", "H2", "HA", "H9"], dummy=north)
+    with pytest.raises(BridgeError, match="in South's hand, not East's"):
+        seat_view(south, ["HJ", "HQ", "H2"], dummy=north)
     with pytest.raises(BridgeError, match="declarer"):
-        play_from_view(Contract.parse("7N"), Seat.SOUTH, south)
+        seat_view(south, contract=Contract.parse("7N"))
+    with pytest.raises(BridgeError, match="without a contract"):
+        seat_view(south, ["HJ"], contract=None)

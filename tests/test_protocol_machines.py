@@ -269,3 +269,29 @@ def test_reconnect_mid_board_restarts_the_board_and_the_session_completes():
     assert len(restarted) == 1
     # lines the other seats had in flight for the abandoned board were answered with errors, nothing worse
     assert all(kind == "table" and seat != Seat.EAST for kind, seat, _, _ in lb.errors) or not lb.errors
+
+
+def test_each_clients_seat_view_is_what_that_seat_sees_of_the_tables_play():
+    """``ClientMachine.seat_view()`` (what the agent hands the engine) equals the seat's view of the table's own
+    ``Play`` at every step: the same tricks, show-outs and hands, from one record (engine.view.SeatView)."""
+    from squeeze.engine.view import SeatView
+
+    table = TableMachine([board()])
+    clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
+    rng = random.Random(5)
+    lb = Loopback(table, clients, lambda c, ev: rng.choice(ev.auction.legal_calls()[:3]),
+                  lambda c, ev: rng.choice(ev.legal), rng=random.Random(6))
+    lb.start()
+    checked = 0
+    while lb.step():
+        p = table.play
+        if p is None or not p.cards or len(p.cards) == 52:
+            continue
+        for seat, c in clients.items():
+            if c.phase != ClientPhase.PLAY or len(c.cards) != len(p.cards) or c.dummy_hand is None and seat != p.dummy:
+                continue
+            view = c.seat_view()
+            assert view == SeatView.from_play(p, seat, auction=c.auction, vul=c.vul, board=c.board)
+            assert view.play.tricks == p.tricks and view.known_cards() == SeatView.from_play(p, seat).known_cards()
+            checked += 1
+    assert checked > 100

@@ -3,7 +3,7 @@
 from .alphamu import AlphaMu, AlphaMuOptions, AlphaMuResult, alphamu_choose
 from .oracle import DDOracle, EngineDDOracle, SolverUnavailable, default_oracle
 from .pimc import CardScore, PimcResult, pimc_choose
-from .card_player import CardPlayer, PlayDecision, PlaySettings, play_from_view, play_out
+from .card_player import CardPlayer, PlayDecision, PlaySettings, play_out
 from .position import SearchPosition, Root
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "CardPlayer",
     "PlayDecision",
     "PlaySettings",
-    "play_from_view",
     "play_out",
     "SearchPosition",
     "Root",

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from ..cards import BridgeError, Card
 from .fronts import Scorer, front_leq, front_max, front_min, lift
 from .oracle import DDOracle
-from .position import SearchPosition, Root, equivalence_reps, iter_bits, legal_mask, trick_winner_idx
+from ..board import legal_mask, trick_winner_index
+from .position import SearchPosition, Root, equivalence_reps, iter_bits
 
 __all__ = ["AlphaMuOptions", "AlphaMuResult", "MoveValue", "AlphaMu", "alphamu_choose"]
 
@@ -145,7 +146,7 @@ class AlphaMu:
         played[seat] |= 1 << card
         trick = node.trick + (card,)
         if len(trick) == 4:
-            w = trick_winner_idx(trick, node.leader, self.trump)
+            w = trick_winner_index(trick, node.leader, self.trump)
             if self._is_max(w):
                 return _Node(tuple(played), (), w, node.dt + 1, node.ft)  # type: ignore[arg-type]
             return _Node(tuple(played), (), w, node.dt, node.ft + 1)  # type: ignore[arg-type]

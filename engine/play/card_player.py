@@ -15,21 +15,22 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, Literal, Mapping, Sequence
+from typing import Iterator, Literal, Mapping
 
 import numpy as np
 import structlog
 
-from ..auction import Contract
-from ..board import Play, trick_winner
-from ..cards import ALL_CARDS, BridgeError, Card, Hand, Seat, Suit
-from ..sampling import SamplingError, SeatConstraints, WorldSampler, known_cards
+from ..board import Play, legal_mask
+from ..cards import ALL_CARDS, BridgeError, Card, Seat
+from .inference import CardModel, DoubleDummyPlayer, PlayContext, WorldPosterior
+from ..sampling import SamplingError, SeatConstraints, WorldSampler
+from ..view import SeatView
 from .alphamu import AlphaMuOptions, alphamu_choose
 from .oracle import DDOracle, default_oracle
 from .pimc import pimc_choose
-from .position import Root, equivalence_reps, legal_mask
+from .position import Root, equivalence_reps
 
-__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "public_facts", "facts_for", "play_from_view", "play_out"]
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out"]
 
 Selector = Literal["alphamu", "pimc"]
 _log = structlog.get_logger(__name__)
@@ -74,75 +75,6 @@ class PlayDecision:
     seconds: float = 0.0
 
 
-def public_facts(contract: Contract, cards: Sequence[Card],
-                 constraints: Mapping[Seat, SeatConstraints] | None = None
-                 ) -> tuple[list[tuple[Seat, Card]], dict[Seat, SeatConstraints]]:
-    """Who played each card, and ``constraints`` (per seat, default none) tightened by every show-out: what the
-    whole table knows from the contract and the cards played, without any hand."""
-    if contract.declarer is None:
-        raise BridgeError("card play needs a contract with a declarer")
-    cons = {s: (constraints or {}).get(s) or SeatConstraints() for s in Seat}
-    played_by: list[tuple[Seat, Card]] = []
-    seat_played = {s: 0 for s in Seat}
-    leader = contract.declarer.lho
-    trick: list[Card] = []
-    for card in cards:
-        seat = leader.next(len(trick))
-        if trick and card.suit != trick[0].suit:
-            cons[seat] = cons[seat].shown_out(Suit(trick[0].suit), seat_played[seat])
-        played_by.append((seat, card))
-        seat_played[seat] |= card.mask
-        trick.append(card)
-        if len(trick) == 4:
-            leader = trick_winner(trick, leader, contract.strain)
-            trick = []
-    return played_by, cons
-
-
-def facts_for(play: Play, viewer: Seat, constraints: Mapping[Seat, SeatConstraints] | None = None):
-    """Known cards (per seat, original hands) and per-seat constraints as ``viewer`` sees ``play``."""
-    played_by, cons = public_facts(play.contract, play.cards, constraints)
-    dummy = play.dummy
-    own = (viewer, play.deal[viewer])
-    dum = (dummy, play.deal[dummy]) if play.cards and viewer != dummy else None  # dummy is down after the lead
-    known = known_cards(own=own, dummy=dum, played=played_by)
-    return known, cons, played_by
-
-
-def play_from_view(contract: Contract, viewer: Seat, hand: Hand, cards: Sequence[Card | str] = (),
-                   dummy: Hand | None = None, seed: int = 0) -> Play:
-    """A ``Play`` for ``CardPlayer.choose`` from what one seat sees at a table, where nobody knows the whole deal.
-
-    ``hand`` is the viewer's original 13 cards, ``dummy`` dummy's original 13 once it is down (needed after the
-    opening lead, unless the viewer is dummy), ``cards`` every card played so far. The cards the viewer cannot see
-    are dealt at random, consistently with who played what and every show-out (``seed`` picks the deal). The
-    ``CardPlayer`` reads only the viewer's public knowledge, so any such stand-in deal gives the same decision
-    (``tests/test_play_view.py`` checks this). Raises ``BridgeError`` when the view contradicts itself.
-    """
-    cards = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
-    played_by, cons = public_facts(contract, cards)
-    dummy_seat = contract.declarer.partner  # type: ignore[union-attr]  # public_facts checked the declarer
-    if len(hand) != 13:
-        raise BridgeError(f"{viewer.name.title()}'s hand must be its original 13 cards, got {len(hand)}")
-    if cards and viewer != dummy_seat and dummy is None:
-        raise BridgeError("the opening lead has been made: dummy's hand is needed")
-    if dummy is not None and (viewer == dummy_seat or not cards):
-        dummy = None  # not part of this view (dummy is not down yet, or the viewer is dummy)
-    if dummy is not None and len(dummy) != 13:
-        raise BridgeError(f"dummy's hand must be its original 13 cards, got {len(dummy)}")
-    for seat, card in played_by:
-        if seat == viewer and not hand.bits & card.mask:
-            raise BridgeError(f"{card} was played by {seat.name.title()} but is not in its hand")
-        if dummy is not None and seat == dummy_seat and not dummy.bits & card.mask:
-            raise BridgeError(f"{card} was played by dummy but is not in dummy's hand")
-    known = known_cards(own=(viewer, hand), dummy=None if dummy is None else (dummy_seat, dummy), played=played_by)
-    try:
-        world = WorldSampler(known, [cons[s] for s in Seat]).sample(1, seed).deal(0)
-    except SamplingError as exc:  # a card in two hands, or a seat following suit after showing out
-        raise BridgeError(f"no deal is consistent with this view: {exc}") from None
-    return Play(world, contract, cards)
-
-
 @dataclass
 class _Belief:
     key: tuple
@@ -159,107 +91,111 @@ class CardPlayer:
         *,
         oracle: DDOracle | None = None,
         constraints: Mapping[Seat, SeatConstraints] | None = None,
-        world_source: Callable[..., np.ndarray] | None = None,
-        card_model: object | None = None,
+        card_model: CardModel | None = None,
     ) -> None:
         self.settings = settings
         self.oracle = oracle if oracle is not None else default_oracle()
         self.constraints = dict(constraints or {})
-        self.world_source = world_source
         self._card_model = card_model
         self._beliefs: dict[Seat, _Belief] = {}
 
     # -- worlds and weights ----------------------------------------------------------------------------------------
-    def _sampler(self, play: Play, viewer: Seat) -> WorldSampler:
-        known, cons, _ = facts_for(play, viewer, self.constraints)
+    def _sampler(self, view: SeatView) -> WorldSampler:
+        known, cons = view.known_cards(), view.constraints(self.constraints)
         try:
-            return WorldSampler(known, [cons[s] for s in Seat])
+            return WorldSampler(known, cons)
         except SamplingError as exc:
             # The auction's constraints are soft knowledge (a player may misbid, a sampler may be too strict):
             # keep the hard facts (cards seen, show-outs) and drop the rest rather than fail to play a card.
-            _log.warning("play.sampling_relaxed", viewer=viewer.letter, cards=len(play.cards), error=str(exc))
-            hard = [SeatConstraints(not_held=cons[s].not_held) for s in Seat]
+            _log.warning("play.sampling_relaxed", viewer=view.seat.letter, cards=len(view.cards), error=str(exc))
+            hard = [SeatConstraints(not_held=c.not_held) for c in cons]
             return WorldSampler(known, hard)
 
-    def _sample(self, play: Play, viewer: Seat, n: int, rng: random.Random) -> np.ndarray:
-        if self.world_source is not None:
-            return np.asarray(self.world_source(play, viewer, n, rng), dtype=np.uint64).reshape(-1, 4)
-        return self._sampler(play, viewer).sample(n, rng.getrandbits(63)).masks
+    def _sample(self, view: SeatView, n: int, rng: random.Random) -> np.ndarray:
+        return self._sampler(view).sample(n, rng.getrandbits(63)).masks
 
-    def _model(self):
+    def _model(self) -> CardModel:
         if self._card_model is None:
-            from ..inference import DoubleDummyPlayer
-
             self._card_model = DoubleDummyPlayer(oracle=self.oracle)
         return self._card_model
 
-    def worlds_and_weights(self, play: Play, viewer: Seat, n: int, rng: random.Random):
-        """Original-hand masks ``(k, 4)`` and normalised weights for ``viewer`` now."""
+    def worlds_and_weights(self, view: SeatView, n: int, rng: random.Random):
+        """Original-hand masks ``(k, 4)`` and normalised weights for the seat of ``view`` now."""
         if not self.settings.inference:
-            masks = self._sample(play, viewer, n, rng)
+            masks = self._sample(view, n, rng)
             return masks, np.full(len(masks), 1.0 / max(1, len(masks)))
-        from ..inference import PlayContext, WorldPosterior
-
-        key = (play.deal[viewer].bits, play.contract.pbn, int(play.declarer))
+        viewer, play = view.seat, view.play
+        assert play is not None  # choose() checked
+        key = (view.hand.bits, play.contract.pbn, int(play.declarer))
         belief = self._beliefs.get(viewer)
         if belief is None or belief.key != key or play.cards[: len(belief.cards)] != belief.cards:
-            belief = _Belief(key, (), WorldPosterior.uniform(self._sample(play, viewer, n, rng)))
+            belief = _Belief(key, (), WorldPosterior.uniform(self._sample(view, n, rng)))
             seen = 0
         else:
             seen = len(belief.cards)
         post = belief.posterior
         # Replay the cards played since the last decision: hidden hands' cards are evidence about the layout.
-        prefix = Play(play.deal, play.contract, play.cards[:seen])
-        for card in play.cards[seen:]:
+        prefix = play.prefix(seen)
+        for k, card in enumerate(play.cards[seen:], start=seen):
             seat = prefix.next_seat
             # Evidence: a card from a hand the viewer cannot see, after the opening lead (an opening lead is made
             # without seeing dummy, so a double-dummy model of it would mislead).
             if prefix.cards and seat != viewer and seat != play.dummy:
-                ctx = PlayContext.from_play(prefix)
                 try:
-                    post = post.observe_card(seat, card, ctx, self._model())
+                    post = post.observe_card(seat, card, PlayContext.from_play(prefix), self._model())
                 except BridgeError:
                     # No sampled world explains the card: re-deal from the new hard facts.
-                    post = WorldPosterior.uniform(self._sample(prefix.then(card), viewer, n, rng))
+                    post = WorldPosterior.uniform(self._sample(view.prefix(k + 1), n, rng))
             prefix = prefix.then(card)
-        if post.ess < self.settings.ess_threshold * len(post) and self.world_source is None:
+        if post.ess < self.settings.ess_threshold * len(post):
             try:
-                post = post.redeal(self._sampler(play, viewer), n, rng.getrandbits(63))
+                post = post.redeal(self._sampler(view), n, rng.getrandbits(63))
             except BridgeError:
-                post = WorldPosterior.uniform(self._sample(play, viewer, n, rng))
+                post = WorldPosterior.uniform(self._sample(view, n, rng))
         self._beliefs[viewer] = _Belief(key, play.cards, post)
         return post.masks, post.weights
 
     # -- the decision ----------------------------------------------------------------------------------------------
-    def choose(self, play: Play, rng: random.Random | int | None = None) -> PlayDecision:
+    def choose(self, view: SeatView | Play, rng: random.Random | int | None = None) -> PlayDecision:
+        """The next card, chosen from what the deciding seat knows. ``view`` is that seat's ``SeatView``; a whole
+        ``Play`` (self-play, a play problem) is read through the decider's view of it, so the hidden hands are
+        never seen. Raises ``BridgeError`` when the play is over or ``view``'s seat does not decide the card."""
         t0 = time.monotonic()
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        if isinstance(view, Play):
+            if view.is_complete:
+                raise BridgeError("the play is over: no card to choose")
+            mover = view.next_seat
+            view = SeatView.from_play(view, view.declarer if mover in (view.declarer, view.dummy) else mover)
+        play = view.play
+        if play is None:
+            raise BridgeError("no contract: the auction is not over or was passed out")
         if play.is_complete:
             raise BridgeError("the play is over: no card to choose")
-        mover = play.next_seat
+        mover, decider = play.next_seat, view.decider
+        if view.seat != decider:
+            raise BridgeError(f"{decider.name.title()} chooses {mover.name.title()}'s card now, not "
+                              f"{view.seat.name.title()}")
+        if play.cards and view.dummy is None and view.seat != play.dummy:
+            raise BridgeError("the opening lead has been made: dummy's hand is needed")
         declaring = mover in (play.declarer, play.dummy)
-        viewer = play.declarer if declaring else mover
         # Forced, or every legal card equivalent: no search (public information suffices).
-        hand = play.remaining(mover).bits  # the mover's hand is known to the viewer (own, dummy or declarer's)
-        trick = tuple(c.index for c in play.current_trick)
-        gone = 0
-        for c in play.cards:
-            gone |= c.mask
-        alive = ALL_CARDS & ~gone  # public: every card not yet played, the current trick's cards put back below
+        hand = view.remaining(mover).bits  # the mover's hand is known to the decider (own, or dummy's)
+        trick = play.trick_indices
+        alive = ALL_CARDS & ~play.played  # public: every card not yet played, the current trick's put back below
         for c in trick:
             alive |= 1 << c
-        reps = equivalence_reps(legal_mask(hand, trick), hand, alive, top=not trick)
+        legal = legal_mask(hand, trick)
+        reps = equivalence_reps(legal, hand, alive, top=not trick)
         if reps.bit_count() == 1:
             card = Card.from_index(reps.bit_length() - 1)
-            why = "forced" if legal_mask(hand, trick).bit_count() == 1 else "equal cards"
+            why = "forced" if legal.bit_count() == 1 else "equal cards"
             return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
         n = self.settings.worlds_declarer if declaring else self.settings.worlds_defender
-        masks, weights = self.worlds_and_weights(play, viewer, n, rng)
-        played = 0
-        for c in play.cards:
-            played |= c.mask
+        masks, weights = self.worlds_and_weights(view, n, rng)
         keep = [i for i, w in enumerate(weights) if w > 0]  # zero weight: contradicted by a card seen since
         masks, weights = masks[keep], weights[keep]
+        played = play.played
         worlds = tuple(tuple(int(b) & ~played for b in row) for row in masks)
         need = play.contract.tricks_needed - play.declarer_tricks
         tricks_left = 13 - len(play.tricks)

@@ -14,20 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from ..board import trick_winner_index
+from ..board import SUIT_MASKS, legal_mask, trick_winner_index
 from ..cards import BridgeError, Card, Seat, Strain
 
 __all__ = [
-    "SUIT_BITS",
     "SearchPosition",
     "Root",
     "iter_bits",
-    "trick_winner_idx",
-    "legal_mask",
     "equivalence_reps",
+    "equivalent_cards",
 ]
 
-SUIT_BITS = tuple(0x1FFF << (13 * s) for s in range(4))
 NOTRUMP = int(Strain.NOTRUMP)
 
 
@@ -37,18 +34,6 @@ def iter_bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
-
-
-trick_winner_idx = trick_winner_index  # the one implementation lives in engine.board
-
-
-def legal_mask(hand: int, trick: Sequence[int]) -> int:
-    """Cards of ``hand`` that may be played to ``trick`` (follow suit when able)."""
-    if trick:
-        follow = hand & SUIT_BITS[trick[0] // 13]
-        if follow:
-            return follow
-    return hand
 
 
 def equivalence_reps(legal: int, own: int, alive: int, *, top: bool = False) -> int:
@@ -61,13 +46,13 @@ def equivalence_reps(legal: int, own: int, alive: int, *, top: bool = False) -> 
     """
     reps = 0
     for s in range(4):
-        cards = legal & SUIT_BITS[s]
+        cards = legal & SUIT_MASKS[s]
         if not cards:
             continue
-        others = alive & SUIT_BITS[s] & ~own
+        others = alive & SUIT_MASKS[s] & ~own
         run_rep = -1
         # Walk the suit's alive cards upward; a card of another hand (or on the table) closes the current run.
-        for idx in iter_bits((alive | cards) & SUIT_BITS[s]):
+        for idx in iter_bits((alive | cards) & SUIT_MASKS[s]):
             bit = 1 << idx
             if others & bit:
                 if run_rep >= 0:
@@ -78,6 +63,23 @@ def equivalence_reps(legal: int, own: int, alive: int, *, top: bool = False) -> 
         if run_rep >= 0:
             reps |= 1 << run_rep
     return reps
+
+
+def equivalent_cards(card: int, hand: int, alive: int) -> int:
+    """Cards of ``hand`` equivalent to ``card`` (``card`` included): same suit, no alive card of another hand ranking
+    between them (see ``equivalence_reps``)."""
+    s = card // 13
+    others = alive & SUIT_MASKS[s] & ~hand
+    cls = 1 << card
+    for step in (1, -1):
+        i = card + step
+        while 13 * s <= i < 13 * s + 13:
+            if others >> i & 1:
+                break
+            if hand >> i & 1:
+                cls |= 1 << i
+            i += step
+    return cls
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ class SearchPosition:
         hands[seat] &= ~bit
         trick = self.trick + (card,)
         if len(trick) == 4:
-            w = trick_winner_idx(trick, self.leader, self.trump)
+            w = trick_winner_index(trick, self.leader, self.trump)
             return SearchPosition(tuple(hands), (), w, self.trump), w  # type: ignore[arg-type]
         return SearchPosition(tuple(hands), trick, self.leader, self.trump), None  # type: ignore[arg-type]
 

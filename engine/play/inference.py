@@ -28,13 +28,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from .board import trick_winner_index
-from .cards import BridgeError, Card, Hand, Seat, Suit
-from .sampling import SeatConstraints, WorldSampler, Worlds, numpy_rng
+from ..board import SUIT_MASKS, PublicPlay, legal_mask
+from ..cards import BridgeError, Card, Hand, Seat
+from ..sampling import SeatConstraints, WorldSampler, Worlds, numpy_rng
+from .position import SearchPosition, equivalent_cards, iter_bits
 
 __all__ = [
     "InferenceError",
@@ -47,11 +48,10 @@ __all__ = [
     "WorldPosterior",
     "weighted_average",
     "effective_sample_size",
-    "PlayFacts",
+    "evidence",
     "ConstraintCallModel",
 ]
 
-_SUIT_BITS = tuple(0x1FFF << (13 * s) for s in range(4))
 _BITS52 = np.arange(52, dtype=np.uint64)
 
 
@@ -96,84 +96,14 @@ class PlayContext:
             played |= c.mask
         return cls(int(play.trump), int(play.leader), tuple(c.index for c in play.current_trick), played)
 
-    def after(self, card: int) -> "PlayContext":
-        """The context of the next card once ``card`` has been played (trick winner computed when it completes)."""
-        trick = self.trick + (card,)
-        played = self.played | (1 << card)
-        if len(trick) < 4:
-            return PlayContext(self.trump, self.leader, trick, played)
-        return PlayContext(self.trump, trick_winner_index(trick, self.leader, self.trump), (), played)
 
-
-@dataclass(frozen=True)
-class PlayFacts:
-    """The hard facts of a play so far: who played which card, who showed out of what, and the evidence contexts.
-
-    ``PlayFacts.replay(trump, opening_leader, cards)`` walks the cards (indices, in order) from the opening lead.
-    """
-
-    played_by: tuple[int, int, int, int]
-    shown_out: tuple[frozenset, frozenset, frozenset, frozenset]
-    plays: tuple[tuple[int, int, PlayContext], ...]  # (seat, card, context before it) for every card
-    context: PlayContext  # the context of the next card
-
-    @classmethod
-    def replay(cls, trump: int, opening_leader: int, cards: Sequence[int]) -> "PlayFacts":
-        ctx = PlayContext(int(trump), int(opening_leader))
-        played = [0, 0, 0, 0]
-        voids: list[set] = [set(), set(), set(), set()]
-        plays = []
-        for c in cards:
-            seat = ctx.to_move
-            if played[seat] >> c & 1 or ctx.played >> c & 1:
-                raise InferenceError(f"{Card.from_index(c)} is played twice")
-            if ctx.trick and c // 13 != ctx.trick[0] // 13:
-                voids[seat].add(ctx.trick[0] // 13)
-            plays.append((seat, c, ctx))
-            played[seat] |= 1 << c
-            ctx = ctx.after(c)
-        return cls(tuple(played), tuple(frozenset(v) for v in voids), tuple(plays), ctx)  # type: ignore[arg-type]
-
-    def known(self, visible: dict[int, int]) -> list[int]:
-        """Per seat: the visible hands (``{seat: original-hand mask}``) plus the cards each seat has played."""
-        out = list(self.played_by)
-        for seat, bits in visible.items():
-            out[int(seat)] |= int(bits)
-        return out
-
-    def constraints(self, base: Sequence[SeatConstraints | None] | None = None) -> list[SeatConstraints]:
-        """``base`` (e.g. from the auction) plus every show-out seen in the play."""
-        out = []
-        for seat in range(4):
-            c = (base[seat] if base is not None else None) or SeatConstraints()
-            for s in sorted(self.shown_out[seat]):
-                c = c.shown_out(Suit(s), played=self.played_by[seat])
-            out.append(c)
-        return out
-
-
-def _legal(hand: int, trick: Sequence[int]) -> int:
-    if trick:
-        follow = hand & _SUIT_BITS[trick[0] // 13]
-        if follow:
-            return follow
-    return hand
-
-
-def _equivalence_class(card: int, hand: int, alive: int) -> int:
-    """Cards of ``hand`` equivalent to ``card``: same suit, no alive card of another hand ranking between them."""
-    s = card // 13
-    others = alive & _SUIT_BITS[s] & ~hand
-    cls = 1 << card
-    for step in (1, -1):
-        i = card + step
-        while 13 * s <= i < 13 * s + 13:
-            if others >> i & 1:
-                break
-            if hand >> i & 1:
-                cls |= 1 << i
-            i += step
-    return cls
+def evidence(play: PublicPlay, start: int = 0) -> Iterator[tuple[Seat, Card, PlayContext]]:
+    """Each card of ``play`` from its ``start``-th on, with who played it and the context it was played in: the
+    observations a posterior takes (``WorldPosterior.observe_card``)."""
+    prefix = play.prefix(start)
+    for card in play.cards[start:]:
+        yield prefix.next_seat, card, PlayContext.from_play(prefix)
+        prefix = prefix.then(card)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -198,7 +128,7 @@ class RandomPlayer:
         out = np.zeros(len(masks))
         for i, row in enumerate(masks):
             hand = int(row[seat]) & ~ctx.played
-            legal = _legal(hand, ctx.trick)
+            legal = legal_mask(hand, ctx.trick)
             if legal >> card & 1:
                 out[i] = 1.0 / legal.bit_count()
         return out
@@ -230,7 +160,7 @@ class DoubleDummyPlayer:
 
     def _oracle(self):
         if self.oracle is None:
-            from .play.oracle import default_oracle  # lazily: engine.dds may not be built yet
+            from .oracle import default_oracle  # lazily: engine.dds may not be built yet
 
             self.oracle = default_oracle()
         return self.oracle
@@ -238,12 +168,12 @@ class DoubleDummyPlayer:
     def card_probabilities(self, scores: dict[int, int], legal: int, hand: int, alive: int) -> dict[int, float]:
         """Probability of each legal card from its double-dummy score (tricks for the mover's side)."""
         full: dict[int, int] = {}
-        for c in _iter_bits(legal):
+        for c in iter_bits(legal):
             if c in scores:
                 full[c] = scores[c]
             else:  # an oracle may report one card per class of equivalent cards
-                eq = _equivalence_class(c, hand, alive)
-                rep = next((x for x in _iter_bits(eq) if x in scores), None)
+                eq = equivalent_cards(c, hand, alive)
+                rep = next((x for x in iter_bits(eq) if x in scores), None)
                 if rep is None:
                     raise InferenceError(f"the oracle gave no score for {Card.from_index(c)} or its equivalents")
                 full[c] = scores[rep]
@@ -254,8 +184,6 @@ class DoubleDummyPlayer:
         return {c: (1 - self.noise) * v / z + self.noise / n for c, v in raw.items()}
 
     def likelihoods(self, masks: np.ndarray, seat: int, card: int, ctx: PlayContext) -> np.ndarray:
-        from .play.position import SearchPosition  # lazily: avoids an import cycle with engine.play
-
         n = len(masks)
         out = np.zeros(n)
         pending: list[int] = []
@@ -263,14 +191,14 @@ class DoubleDummyPlayer:
         for i, row in enumerate(masks):
             hands = _world_hands(row, ctx.played)
             hand = hands[seat]
-            legal = _legal(hand, ctx.trick)
+            legal = legal_mask(hand, ctx.trick)
             if not legal >> card & 1:
                 continue  # not held in this world, or a revoke: impossible
             nl = legal.bit_count()
             alive = hands[0] | hands[1] | hands[2] | hands[3]
             for c in ctx.trick:
                 alive |= 1 << c
-            if nl == 1 or _equivalence_class(card, hand, alive) & legal == legal:
+            if nl == 1 or equivalent_cards(card, hand, alive) & legal == legal:
                 out[i] = 1.0 / nl  # forced, or every legal card equivalent: no choice to learn from
                 continue
             pending.append(i)
@@ -280,16 +208,9 @@ class DoubleDummyPlayer:
             self.solves += len(positions)
             for i, pos, scores in zip(pending, positions, results):
                 hand = pos.hands[seat]
-                probs = self.card_probabilities(scores, _legal(hand, ctx.trick), hand, pos.alive)
+                probs = self.card_probabilities(scores, legal_mask(hand, ctx.trick), hand, pos.alive)
                 out[i] = probs[card]
         return out
-
-
-def _iter_bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 class CallModel(Protocol):
