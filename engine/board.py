@@ -258,6 +258,11 @@ def _public_play(contract: Contract, cards: tuple[Card, ...], total: int) -> Pub
     return PublicPlay(contract, cards, total=total)
 
 
+def _public(name: str) -> property:
+    """A ``Play`` attribute that is its ``PublicPlay``'s."""
+    return property(lambda self: getattr(self.public, name), doc=getattr(PublicPlay, name).__doc__)
+
+
 class Play:
     """Cards played so far to a contract, checked against the deal: a ``PublicPlay`` plus the hands.
 
@@ -284,54 +289,20 @@ class Play:
     def __reduce__(self):
         return (Play, (self.deal, self.contract, self.cards))
 
-    @property
-    def contract(self) -> Contract:
-        return self.public.contract
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        return self.public.cards
-
-    @property
-    def declarer(self) -> Seat:
-        return self.public.declarer
-
-    @property
-    def dummy(self) -> Seat:
-        return self.public.dummy
-
-    @property
-    def trump(self) -> Strain:
-        return self.public.trump
-
-    @property
-    def leader(self) -> Seat:
-        """Who led (or is to lead) the current trick."""
-        return self.public.leader
-
-    @property
-    def next_seat(self) -> Seat:
-        return self.public.next_seat
-
-    @property
-    def current_trick(self) -> tuple[Card, ...]:
-        return self.public.current_trick
-
-    @property
-    def tricks(self) -> tuple[tuple[Seat, tuple[Card, ...], Seat], ...]:
-        return self.public.tricks
-
-    @property
-    def declarer_tricks(self) -> int:
-        return self.public.declarer_tricks
-
-    @property
-    def defender_tricks(self) -> int:
-        return self.public.defender_tricks
-
-    @property
-    def is_complete(self) -> bool:
-        return self.public.is_complete
+    # What the table sees is the PublicPlay's: declarer, dummy, trump, leader, next_seat, current_trick, tricks,
+    # declarer_tricks, defender_tricks, is_complete, contract and cards read through to it.
+    contract = _public("contract")
+    cards = _public("cards")
+    declarer = _public("declarer")
+    dummy = _public("dummy")
+    trump = _public("trump")
+    leader = _public("leader")
+    next_seat = _public("next_seat")
+    current_trick = _public("current_trick")
+    tricks = _public("tricks")
+    declarer_tricks = _public("declarer_tricks")
+    defender_tricks = _public("defender_tricks")
+    is_complete = _public("is_complete")
 
     def remaining(self, seat: Seat) -> Hand:
         return Hand(self._remaining[seat])
