@@ -1,20 +1,49 @@
-"""Settings for every Squeeze process, from (highest precedence first): CLI flags, environment, TOML file, defaults.
+"""Settings for every Squeeze process, and the one place that turns them into engine parameters.
 
-Environment variables are ``SQUEEZE_<SECTION>__<FIELD>`` (e.g. ``SQUEEZE_ENGINE__WORLDS=64``). The TOML file is the
-embedded ``config/squeeze.toml`` unless ``--config FILE`` or ``SQUEEZE_CONFIG=FILE`` names another; its tables are the
-sections below (``[engine]``, ``[robot]``, ``[tm]``, ``[selfplay]``, ``[mqtt]``, ``[log]``).
+Layers, lowest precedence first (each layer overrides only the keys it sets, section by section):
+
+1. defaults: the engine's own for ``[engine]`` (``engine.play.card_player.PlaySettings``, ``engine.player.PlayerParams``:
+   the fields below take their defaults from those dataclasses, never from literals of their own), the models below
+   for the other sections;
+2. a preset: ``load_settings(preset=NAME)``, else ``SQUEEZE_PRESET``; the packaged ``config/presets/<NAME>.toml``
+   (``available_presets()``: ``fast``, ``default``, ``strong``);
+3. the TOML file: ``load_settings(config_file)`` (the CLI's ``--config FILE``), else ``SQUEEZE_CONFIG``, else the
+   packaged ``config/squeeze.toml``, which documents every key with its default and sets none;
+4. the environment: ``SQUEEZE_<SECTION>__<FIELD>`` (e.g. ``SQUEEZE_ENGINE__WORLDS=64``);
+5. overrides, the CLI's flags: ``load_settings(engine={"worlds": 80})``.
+
+The TOML tables are the sections below: ``[engine]``, ``[robot]``, ``[tm]``, ``[selfplay]``, ``[mqtt]``, ``[log]``.
+``engine_params(settings)`` builds the engine's ``PlayerParams`` (its ``PlaySettings`` included) from ``[engine]``.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
-DEFAULT_TOML = Path(__file__).with_name("squeeze.toml")
+from squeeze.engine.dds_limits import MAX_TT_MIB
+from squeeze.engine.play.card_player import PlaySettings
+from squeeze.engine.player import PlayerParams
+
+__all__ = [
+    "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "SelfPlaySettings", "MqttSettings",
+    "LogSettings", "SettingsError", "load_settings", "engine_params", "available_presets", "preset_file",
+    "config_file_default",
+]
+
+_PLAY = PlaySettings()  # the engine's defaults, read once: the [engine] fields below take theirs from these
+_PLAYER = PlayerParams()
+
+
+class SettingsError(ValueError):
+    """A settings layer that cannot be read: an unknown preset, a TOML file that does not parse."""
 
 
 class _Section(BaseModel):
@@ -22,29 +51,41 @@ class _Section(BaseModel):
 
 
 class EngineSettings(_Section):
-    solver_memory_mib: int = Field(256, ge=8, le=65536, description="Transposition-table budget per solver.")
-    worlds: int = Field(40, ge=1, le=10000, description="Worlds sampled per card-play decision.")
-    play_selector: Literal["pimc", "alphamu"] = "alphamu"
-    alphamu_depth: int = Field(3, ge=1, le=13, description="alpha-mu search depth M (declarer moves).")
-    seconds_per_card: float = Field(2.0, gt=0, description="Time budget per card decision.")
-    seconds_per_call: float = Field(2.0, gt=0, description="Time budget per call decision.")
-    system: str = Field("sayc", description="Our bidding system (a file in config/systems/).")
-    opponents_system: Optional[str] = Field(None, description="How we read the opponents' calls (None = ours).")
-    seed: Optional[int] = Field(None, description="Seed for every random choice (None = fresh each run).")
+    system: str = Field(_PLAYER.system, description="Our bidding system (a file in config/systems/, or a path).")
+    opponents_system: Optional[str] = Field(_PLAYER.opponents_system,
+                                            description="How we read the opponents' calls (unset: as our system).")
+    declarer_selector: Literal["pimc", "alphamu"] = Field(
+        _PLAY.declarer_selector, description="The declaring side's card selector (defenders always use PIMC).")
+    worlds: int = Field(_PLAY.worlds, ge=1, le=10000, description="Worlds sampled per card decision (both roles).")
+    worlds_declarer: Optional[int] = Field(_PLAY.worlds_declarer, ge=1, le=10000,
+                                           description="Worlds for the declaring side (unset: worlds).")
+    worlds_defender: Optional[int] = Field(_PLAY.worlds_defender, ge=1, le=10000,
+                                           description="Worlds for a defender (unset: worlds).")
+    alphamu_depth: int = Field(_PLAY.max_m, ge=1, le=13, description="Deepest alpha-mu iteration M (declarer).")
+    seconds_per_card: float = Field(_PLAY.declarer_budget_s, ge=0,
+                                    description="Time budget per declarer card for alpha-mu beyond M=1.")
+    seconds_per_call: float = Field(_PLAYER.seconds_per_call, gt=0, description="Time budget per call.")
+    inference: bool = Field(_PLAY.inference, description="Weight the worlds by the cards seen (else uniform).")
+    objective: Literal["make", "tricks"] = Field(_PLAY.objective,
+                                                 description="PIMC's goal: make/defeat the contract, or tricks.")
+    solver_memory_mib: int = Field(_PLAY.solver_tt_mib, ge=1, le=MAX_TT_MIB,
+                                   description="Transposition-table memory of the card player's solver, MiB.")
+    seed: Optional[int] = Field(None, description="Seed of every random choice (unset: a fresh deal each run, "
+                                                  "and the engine's own seed for a given deal).")
 
 
 class RobotSettings(_Section):
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", description="Table manager to connect to.")
     port: int = Field(2000, ge=1, le=65535)
     seat: Literal["N", "E", "S", "W"] = "N"
     team: str = "Squeeze"
     name: str = "Squeeze"
-    reconnect_seconds: float = Field(2.0, ge=0)
+    reconnect_seconds: float = Field(2.0, ge=0, description="Wait between reconnection attempts.")
     max_reconnects: int = Field(30, ge=0)
 
 
 class TableManagerSettings(_Section):
-    host: str = "127.0.0.1"
+    host: str = Field("127.0.0.1", description="Address the table manager listens on.")
     port: int = Field(2000, ge=1, le=65535)
     boards: int = Field(8, ge=1)
     first_board: int = Field(1, ge=1)
@@ -70,13 +111,15 @@ class MqttSettings(_Section):
 
 class LogSettings(_Section):
     level: Literal["debug", "info", "warning", "error"] = "info"
-    format: Literal["auto", "json", "pretty"] = "auto"
+    format: Literal["auto", "json", "pretty"] = Field(
+        "auto", description="auto: pretty on a terminal, JSON lines otherwise (logs always go to stderr).")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="SQUEEZE_", env_nested_delimiter="__", extra="forbid", frozen=True, toml_file=DEFAULT_TOML
-    )
+    """All sections. ``Settings()`` alone reads defaults, the environment and its arguments; ``load_settings``
+    adds the preset and TOML file layers (see the module doc)."""
+
+    model_config = SettingsConfigDict(env_prefix="SQUEEZE_", env_nested_delimiter="__", extra="forbid", frozen=True)
 
     engine: EngineSettings = EngineSettings()
     robot: RobotSettings = RobotSettings()
@@ -94,23 +137,70 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+        return (init_settings, env_settings)
 
 
-def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
-    """Settings from ``config_file`` (or the default TOML), the environment, then ``overrides`` (CLI flags).
+def config_file_default() -> Traversable:
+    """The packaged ``config/squeeze.toml``: every key with its default, commented out."""
+    return resources.files("squeeze.config").joinpath("squeeze.toml")
 
-    ``overrides`` are nested dicts by section: ``load_settings(engine={"worlds": 80})``. A missing or invalid file
-    raises ``FileNotFoundError`` / ``pydantic.ValidationError`` naming the bad field.
+
+def preset_file(name: str) -> Traversable:
+    """The packaged preset ``name`` (``config/presets/<name>.toml``), read through ``importlib.resources``."""
+    return resources.files("squeeze.config").joinpath("presets", f"{name}.toml")
+
+
+def available_presets() -> list[str]:
+    """The names of the packaged presets."""
+    folder = resources.files("squeeze.config").joinpath("presets")
+    return sorted(f.name.removesuffix(".toml") for f in folder.iterdir() if f.name.endswith(".toml"))
+
+
+def _read_toml(source: Traversable | Path, what: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(source.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{what} {source}: {exc}") from None
+
+
+def load_settings(config_file: Path | str | None = None, preset: str | None = None, **overrides: Any) -> Settings:
+    """Settings from every layer of the module doc: defaults < ``preset`` < ``config_file`` < environment <
+    ``overrides`` (nested dicts by section, e.g. ``engine={"worlds": 80}``; give only what a flag really set).
+
+    Raises ``FileNotFoundError`` for a missing config file, ``SettingsError`` for an unknown preset or a file that is
+    not TOML, ``pydantic.ValidationError`` naming a bad or unknown field.
     """
     source = "argument"
     if config_file is None and os.environ.get("SQUEEZE_CONFIG"):
         config_file, source = os.environ["SQUEEZE_CONFIG"], "SQUEEZE_CONFIG"
-    toml_file = Path(config_file) if config_file is not None else DEFAULT_TOML
+    toml_file = Path(config_file) if config_file is not None else config_file_default()
     if not toml_file.is_file():
         raise FileNotFoundError(f"config file not found ({source}): {toml_file}")
+    file_layer = _read_toml(toml_file, "config file")
+    preset = preset if preset is not None else os.environ.get("SQUEEZE_PRESET") or None
+    preset_layer: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in available_presets():
+            raise SettingsError(f"unknown preset {preset!r} (known: {', '.join(available_presets())})")
+        preset_layer = _read_toml(preset_file(preset), "preset")
 
-    class _FromFile(Settings):  # the TOML source reads the file named in the class's model_config
-        model_config = SettingsConfigDict(**{**Settings.model_config, "toml_file": toml_file})
+    class _Layered(Settings):
+        @classmethod
+        def settings_customise_sources(cls, settings_cls, init_settings, env_settings, **_):
+            return (init_settings, env_settings, InitSettingsSource(settings_cls, file_layer),
+                    InitSettingsSource(settings_cls, preset_layer))
 
-    return _FromFile(**overrides)
+    return Settings.model_validate(_Layered(**overrides).model_dump())
+
+
+def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
+    """The engine's parameters for ``settings`` (its ``[engine]`` section): a ``Player``'s ``PlayerParams``, whose
+    ``play`` is the ``CardPlayer``'s ``PlaySettings``. Unset values keep the engine's defaults."""
+    e = settings.engine if isinstance(settings, Settings) else settings
+    play = PlaySettings(declarer_selector=e.declarer_selector, worlds=e.worlds, worlds_declarer=e.worlds_declarer,
+                        worlds_defender=e.worlds_defender, max_m=e.alphamu_depth,
+                        declarer_budget_s=e.seconds_per_card, objective=e.objective, inference=e.inference,
+                        solver_tt_mib=e.solver_memory_mib)
+    seed = {} if e.seed is None else {"seed": e.seed}
+    return PlayerParams(system=e.system, opponents_system=e.opponents_system, play=play,
+                        seconds_per_call=e.seconds_per_call, **seed)

@@ -14,14 +14,30 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .bidding import BidChoice, Bidder, get_bidder
+from .bidding import DEFAULT_SYSTEM, BidChoice, Bidder, get_bidder
 from .board import IllegalCardError
 from .cards import BridgeError
 from .play.card_player import CardPlayer, PlayDecision, PlaySettings
 from .play.oracle import DDOracle, default_oracle
 from .view import SeatView
 
-__all__ = ["SeatView", "Player"]  # SeatView is engine.view's, re-exported for the seat-facing API
+__all__ = ["SeatView", "Player", "PlayerParams"]  # SeatView is engine.view's, re-exported for the seat-facing API
+
+
+@dataclass(frozen=True)
+class PlayerParams:
+    """Everything a ``Player`` is configured with, as plain data (picklable, comparable). Its defaults and those of
+    ``PlaySettings`` are the engine's defaults; ``squeeze.config.settings.engine_params`` builds one from settings."""
+
+    system: str = DEFAULT_SYSTEM  # our bidding system (a packaged system name or a .toml path)
+    opponents_system: str | None = None  # how we read the opponents' calls (None: as our own system)
+    play: PlaySettings = field(default_factory=PlaySettings)
+    seconds_per_call: float = 2.0  # a call's time budget (the rule-based bidder answers well within it)
+    seed: int = 0  # with the board, seat and step, picks every random choice (see ``Player._rng``)
+
+    def __post_init__(self) -> None:
+        if self.seconds_per_call <= 0:
+            raise BridgeError(f"seconds_per_call must be > 0, got {self.seconds_per_call}")
 
 
 @dataclass
@@ -35,19 +51,17 @@ class Player:
     """A seat's brain: ``bid(view)`` and ``play(view)``. One ``Player`` serves one seat for a whole session (it keeps
     the card player of the board in progress, so beliefs persist between the seat's cards)."""
 
-    system: str = "sayc"
-    settings: PlaySettings = field(default_factory=PlaySettings)
-    seed: int = 0
+    params: PlayerParams = field(default_factory=PlayerParams)
     oracle: DDOracle | None = None
     _board: _Board | None = field(default=None, init=False, repr=False)
 
     @property
     def bidder(self) -> Bidder:
-        return get_bidder(self.system)
+        return get_bidder(self.params.system, self.params.opponents_system)
 
     def _rng(self, view: SeatView, step: int) -> random.Random:
         # an explicit integer mix (not hash()): the same board, seat and step give the same decision in any process
-        return random.Random(((self.seed * 1_000_003 + view.board) * 7 + int(view.seat)) * 1_009 + step)
+        return random.Random(((self.params.seed * 1_000_003 + view.board) * 7 + int(view.seat)) * 1_009 + step)
 
     def bid(self, view: SeatView) -> BidChoice:
         """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn)."""
@@ -81,8 +95,9 @@ class Player:
         key = (view.board, int(view.seat), view.hand.bits, calls, str(view.contract), int(view.vul))
         if self._board is None or self._board.key != key:
             if self.oracle is None:
-                self.oracle = default_oracle()  # built on the first card, so a bidding-only seat needs no solver
+                # built on the first card, so a bidding-only seat needs no solver
+                self.oracle = default_oracle(self.params.play.solver_tt_mib)
             constraints = (None if view.auction is None
                            else self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat))
-            self._board = _Board(key, CardPlayer(self.settings, oracle=self.oracle, constraints=constraints))
+            self._board = _Board(key, CardPlayer(self.params.play, oracle=self.oracle, constraints=constraints))
         return self._board.card_player

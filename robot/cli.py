@@ -1,14 +1,25 @@
-"""The ``squeeze`` command line (typer + rich). Each sub-command is a thin shell over engine/protocol/robot APIs."""
+"""The ``squeeze`` command line (typer + rich). Each sub-command is a thin shell over engine/protocol/robot APIs.
+
+Commands that run the engine take ``--config FILE``, ``--preset NAME`` and engine flags (``--worlds``, ``--selector``,
+...) that default to "from settings": a flag given on the command line is the highest layer of
+``squeeze.config.settings.load_settings``, and the engine is built from ``engine_params`` of the result, so no
+option here holds a default of its own. Logs (structlog, ``squeeze.robot.logs``) go to standard error only.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
-from typing import Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
+from pydantic import ValidationError
 
+from squeeze.config.settings import LogSettings, Settings, SettingsError, available_presets, load_settings
 from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.robot.logs import configure_logging
 
 app = typer.Typer(
     add_completion=False,
@@ -20,6 +31,11 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Squeeze: a contract-bridge robot for Blue Chip table managers, with its own double-dummy solver."""
+    try:  # the [log] settings of the environment (SQUEEZE_LOG__*, SQUEEZE_CONFIG); a command's --config re-applies
+        log = load_settings().log
+    except (OSError, ValueError):  # a bad SQUEEZE_CONFIG is reported by the command that reads settings
+        log = LogSettings()
+    configure_logging(log.level, log.format)
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -28,16 +44,81 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+# Options shared by the commands that run the engine. Each engine flag is named after its [engine] settings field
+# and defaults to None: "not given, take the value from settings".
+_SETTINGS_OPTIONS: dict[str, Any] = {
+    "config": Annotated[Optional[str], typer.Option(
+        "--config", metavar="FILE", help="TOML settings file (default: $SQUEEZE_CONFIG; see config/squeeze.toml).")],
+    "preset": Annotated[Optional[str], typer.Option(
+        "--preset", help=f"Engine preset: {', '.join(available_presets())} (default: $SQUEEZE_PRESET).")],
+}
+_ENGINE_FLAGS: dict[str, Any] = {
+    "system": Annotated[Optional[str], typer.Option(
+        "--system", help="Our bidding system (config/systems/<name>.toml).")],
+    "opponents_system": Annotated[Optional[str], typer.Option(
+        "--opponents", help="The opponents' system (default: ours).")],
+    "declarer_selector": Annotated[Optional[str], typer.Option(
+        "--selector", "--declarer", help="Declaring side's card selector: alphamu or pimc.")],
+    "worlds": Annotated[Optional[int], typer.Option("--worlds", help="Worlds sampled per card decision.")],
+    "alphamu_depth": Annotated[Optional[int], typer.Option(
+        "--max-m", "--alphamu-depth", help="Deepest αμ iteration M (declarer).")],
+    "seconds_per_card": Annotated[Optional[float], typer.Option(
+        "--seconds-per-card", "--budget", help="Seconds per declarer card for αμ beyond M=1.")],
+    "inference": Annotated[Optional[bool], typer.Option(
+        "--inference/--no-inference", help="Weight worlds by the cards seen.", show_default=False)],
+    "solver_memory_mib": Annotated[Optional[int], typer.Option(
+        "--solver-memory", metavar="MIB", help="Transposition-table memory of the solver, MiB.")],
+    "seed": Annotated[Optional[int], typer.Option(
+        "--seed", "-s", help="Random seed (same seed, same deal and play, unless a budget cuts an αμ search short).")],
+}
+_PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
+               "seed")
+
+
+def _settings(config: str | None, preset: str | None, engine: dict[str, Any]) -> Settings:
+    """Settings with ``engine`` (the flags given) as the highest layer; exits with the reason on a bad layer. Applies
+    the [log] settings, which ``config`` or ``preset`` may change."""
+    try:
+        settings = load_settings(config, preset=preset, engine=engine)
+    except ValidationError as exc:
+        fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+    except (OSError, SettingsError) as exc:
+        fail(str(exc))
+    configure_logging(settings.log.level, settings.log.format)
+    return settings
+
+
+def engine_command(*flags: str) -> Callable[[Callable], Callable]:
+    """Give a command ``--config``, ``--preset`` and the engine flags ``flags`` (keys of ``_ENGINE_FLAGS``); the
+    command receives ``settings``, the loaded ``Settings``, in their place."""
+
+    def wrap(fn: Callable) -> Callable:
+        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "settings"]
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS}[name])
+                 for name in (*_SETTINGS_OPTIONS, *flags)]
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            config, preset = kwargs.pop("config"), kwargs.pop("preset")
+            given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
+            return fn(settings=_settings(config, preset, given), **kwargs)
+
+        command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in own + added}
+        return command
+
+    return wrap
+
+
 @app.command()
+@engine_command("system", *_PLAY_FLAGS)
 def deal(
+    settings: Settings,
     board: int = typer.Option(1, "--board", "-b", min=1, help="Board number: sets dealer and vulnerability."),
-    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Random seed (same seed, same deal)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
     bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
-    system: str = typer.Option("sayc", "--system", help="Bidding system for --bid (config/systems/<name>.toml)."),
     play: bool = typer.Option(False, "--play", help="Bid the board, play it out with four robot players, score it."),
-    worlds: int = typer.Option(20, "--worlds", min=1, max=256, help="Worlds sampled per card (--play)."),
-    budget: float = typer.Option(2.0, "--budget", min=0.0, help="Seconds per declarer card for αμ beyond M=1."),
     pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here."),
 ) -> None:
     """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
@@ -45,6 +126,7 @@ def deal(
     With --play, one whole board at a table of four robots, each seeing only its own seat: bidding with every call
     explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
     """
+    import dataclasses
     import os
     import random
 
@@ -54,6 +136,7 @@ def deal(
         folder = os.path.dirname(os.path.abspath(pbn_out))
         if os.path.isdir(pbn_out) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
             fail(f"cannot write {pbn_out}: {'a directory' if os.path.isdir(pbn_out) else 'no writable folder'}")
+    seed = settings.engine.seed
     rng = random.Random(seed)
     d = Deal.random(rng)
     dealer, vul = dealer_for_board(board), vul_for_board(board)
@@ -68,10 +151,10 @@ def deal(
         from squeeze.robot.selfplay import play_board
 
         # four robots, each told only what its seat may know (engine.Player, the object a seat at a table asks)
-        settings = _play_settings(worlds=worlds, max_m=3, budget=budget)
-        robot_seed = seed if seed is not None else rng.getrandbits(31)
+        params = _engine_params(settings)
+        params = dataclasses.replace(params, seed=seed if seed is not None else rng.getrandbits(31))
         try:
-            played = play_board(board, d, {s: Player(system, settings, seed=robot_seed) for s in Seat}, play=play)
+            played = play_board(board, d, {s: Player(params) for s in Seat}, play=play)
         except (BiddingSystemError, SolverUnavailable) as exc:
             fail(str(exc))
         record = played.record
@@ -118,14 +201,12 @@ def _write_pbn(path: str, record) -> None:
         fail(f"cannot write {path}: {e.strerror}")
 
 
-def _play_settings(*, worlds: int, max_m: int, budget: float, declarer_selector: str = "alphamu",
-                   inference: bool = True):
-    """The card player's settings from the command line (exits with a clear error on a bad value)."""
-    from squeeze.engine.play.card_player import PlaySettings
+def _engine_params(settings: Settings):
+    """The engine's ``PlayerParams`` for ``settings`` (exits with a clear error on a value the engine refuses)."""
+    from squeeze.config.settings import engine_params
 
     try:
-        return PlaySettings(declarer_selector=declarer_selector, worlds_declarer=worlds,  # type: ignore[arg-type]
-                            worlds_defender=worlds, max_m=max_m, declarer_budget_s=budget, inference=inference)
+        return engine_params(settings)
     except BridgeError as exc:
         fail(str(exc))
 
@@ -191,13 +272,13 @@ def score(
 
 
 @app.command()
+@engine_command("system", "opponents_system")
 def bid(
+    settings: Settings,
     hand: Optional[str] = typer.Argument(None, help="Hand S.H.D.C, e.g. AK94.T82.K73.QJ5 (omit with --batch)."),
     auction: str = typer.Argument("", help="Calls so far from the dealer, blank-separated: '1N P'."),
     dealer: str = typer.Option("N", "--dealer", "-d", help="Dealer seat N/E/S/W."),
     vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability None, N-S, E-W or Both."),
-    system: str = typer.Option("sayc", "--system", help="Our bidding system (config/systems/<name>.toml)."),
-    opponents: Optional[str] = typer.Option(None, "--opponents", help="The opponents' system (default: ours)."),
     batch: bool = typer.Option(False, "--batch", help='Read JSON lines {"id","hand","auction","dealer","vul"}.'),
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
@@ -205,8 +286,9 @@ def bid(
     from squeeze.engine.bidding import Bidder, BiddingSystemError
     from squeeze.engine.bidding.requests import answer_record, parse_request
 
+    params = _engine_params(settings)
     try:
-        bidder = Bidder(system, opponents)
+        bidder = Bidder(params.system, params.opponents_system)
     except BiddingSystemError as e:
         fail(str(e))
     if batch:
@@ -292,17 +374,12 @@ def pbn_cmd(
 
 
 @app.command("play")
+@engine_command(*_PLAY_FLAGS)
 def play_cmd(
+    settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ...".'),
     contract: str = typer.Option(..., "--contract", "-c", help="Contract with its declarer, e.g. 3NS or 4HXE."),
     lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ (default: the robot leads)."),
-    worlds: int = typer.Option(20, "--worlds", min=1, max=256, help="Worlds sampled per decision."),
-    max_m: int = typer.Option(3, "--max-m", min=1, max=8, help="Deepest αμ iteration (declarer)."),
-    budget: float = typer.Option(2.0, "--budget", min=0.0, help="Seconds per declarer card for αμ beyond M=1."),
-    declarer_selector: str = typer.Option("alphamu", "--declarer", help="Declarer's selector: alphamu or pimc."),
-    inference: bool = typer.Option(True, "--inference/--no-inference", help="Weight worlds by the cards seen."),
-    seed: int = typer.Option(0, "--seed", "-s",
-                             help="Random seed (same seed, same play, unless the budget cuts an αμ search short)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
@@ -324,16 +401,15 @@ def play_cmd(
         fail(f"opening lead: {exc}")
     except BridgeError as exc:
         fail(str(exc))
-    settings = _play_settings(worlds=worlds, max_m=max_m, budget=budget, declarer_selector=declarer_selector,
-                              inference=inference)
+    params = _engine_params(settings)
     try:
-        player = CardPlayer(settings)
+        player = CardPlayer(params.play)
     except SolverUnavailable as exc:
         fail(str(exc))
     log: list[dict] = []
     if lead is not None:
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
-    for p, dec in play_out(p, player, seed):
+    for p, dec in play_out(p, player, params.seed):
         log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
     tricks = p.declarer_tricks
     if as_json:
@@ -378,7 +454,9 @@ def protocol_lines_cmd(
 
 
 @app.command("solve")
+@engine_command("solver_memory_mib")
 def solve_cmd(
+    settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ..."'),
     leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat."),
     trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT."),
@@ -387,7 +465,7 @@ def solve_cmd(
     """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
     double-dummy score of every opening lead (tricks for the leader's side)."""
     from squeeze.engine.cards import Strain
-    from squeeze.engine.dds import Position, solve_cards, solve_table
+    from squeeze.engine.dds import Position, Solver
 
     try:
         d = Deal.parse(deal_text)
@@ -395,12 +473,13 @@ def solve_cmd(
         fail(f"bad deal: {exc}")
     if (leader is None) != (trump is None):
         fail("--leader and --trump go together (e.g. --leader W --trump H)")
+    solver = Solver(_engine_params(settings).play.solver_tt_mib)
     if leader is not None:
         try:
             seat, strain = Seat.parse(leader), Strain.parse(trump)  # type: ignore[arg-type]
         except BridgeError as exc:
             fail(str(exc))
-        scores = solve_cards(Position.from_deal(d, seat), strain)
+        scores = solver.solve_cards(Position.from_deal(d, seat), strain)
         if as_json:
             typer.echo(json.dumps({"deal": d.to_pbn(), "leader": seat.letter,
                                    "trump": "NT" if strain == Strain.NOTRUMP else strain.letter,
@@ -411,7 +490,7 @@ def solve_cmd(
         for c, v in scores.items():
             typer.echo(f"  {c}  {v}")
         return
-    table = solve_table(d)
+    table = solver.solve_table(d)
     if as_json:
         typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict()}))
         return

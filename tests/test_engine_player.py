@@ -10,7 +10,7 @@ from squeeze.engine.auction import Auction
 from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Deal, Hand, Seat, Vul
 from squeeze.engine.play.card_player import PlaySettings
-from squeeze.engine.player import Player, SeatView
+from squeeze.engine.player import Player, PlayerParams, SeatView
 from squeeze.robot.selfplay import play_board
 
 from test_play_oracle import EndplayOracle
@@ -23,7 +23,8 @@ def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
     """A table of four Players (robot.selfplay.play_board: each seat gets only its SeatView) plays a whole board;
     a re-run with the same seeds is the same board, call for call and card for card."""
     deal = Deal.random(random.Random(2))
-    runs = [play_board(1, deal, {s: Player("sayc", SETTINGS, seed=5, oracle=ORACLE) for s in Seat}) for _ in (0, 1)]
+    params = PlayerParams(play=SETTINGS, seed=5)
+    runs = [play_board(1, deal, {s: Player(params, oracle=ORACLE) for s in Seat}) for _ in (0, 1)]
     a, b = runs
     assert a.record.auction is not None and a.record.auction.is_complete and a.record.contract is not None
     assert a.play is not None and a.play.is_complete and len(a.cards) == 52
@@ -35,7 +36,7 @@ def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
 
 def test_a_passed_out_board_has_no_play():
     deal = Deal.random(random.Random(6))  # four passes in SAYC on board 1
-    played = play_board(1, deal, {s: Player("sayc") for s in Seat})  # no oracle needed: nobody plays a card
+    played = play_board(1, deal, {s: Player() for s in Seat})  # no oracle needed: nobody plays a card
     assert played.record.auction is not None and played.record.auction.is_passed_out
     assert played.play is None and played.cards == () and len(played.calls) == 4
     assert played.record.result is None and played.record.score_ns() == 0
@@ -43,13 +44,13 @@ def test_a_passed_out_board_has_no_play():
 
 def test_bidding_only_stops_after_the_auction():
     deal = Deal.random(random.Random(2))
-    played = play_board(1, deal, {s: Player("sayc") for s in Seat}, play=False)
+    played = play_board(1, deal, {s: Player() for s in Seat}, play=False)
     assert played.record.contract is not None and played.play is None and played.cards == ()
 
 
 def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
     deal = Deal.random(random.Random(1))
-    p = Player("sayc")
+    p = Player()
     auction = Auction(Seat.EAST)
     choice = p.bid(SeatView(Seat.EAST, deal[Seat.EAST], auction))
     assert choice.explanation and choice.call in auction.legal_calls()
@@ -63,7 +64,7 @@ def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
 def test_play_refuses_what_a_seat_cannot_do():
     deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
     auction = Auction.parse("1N P 7N P P P", "S")  # 7NT by South: West leads, North is dummy
-    p = Player("sayc", SETTINGS, oracle=ORACLE)
+    p = Player(PlayerParams(play=SETTINGS), oracle=ORACLE)
     with pytest.raises(BridgeError, match="West chooses West's card now, not South"):
         p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction))
     lead = p.play(SeatView(Seat.WEST, deal[Seat.WEST], auction))
@@ -87,7 +88,7 @@ def test_the_auction_shapes_the_worlds_a_player_imagines():
     # South opened 1NT (15-17 balanced) and North raised to 3NT: West, on lead, imagines only such South hands.
     deal = Deal.parse("N:T2.K5.AQ42.KQJ53 J985.JT42.653.98 AQ7.AQ86.J8.AT72 K643.973.KT97.64")
     auction = Auction.parse("1N P 3N P P P", "S")
-    p = Player("sayc", PlaySettings(worlds_defender=40, inference=False), oracle=ORACLE)
+    p = Player(PlayerParams(play=PlaySettings(worlds_defender=40, inference=False)), oracle=ORACLE)
     view = SeatView(Seat.WEST, deal[Seat.WEST], auction)
     p.play(view)
     cp = p._card_player(view)  # the board's card player, kept for the seat's next cards

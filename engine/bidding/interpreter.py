@@ -23,7 +23,11 @@ from ..sampling import SeatConstraints
 from .features import features_of
 from .rules import CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system
 
-__all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder"]
+__all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder",
+           "DEFAULT_SYSTEM"]
+
+#: The bidding system a ``Bidder`` (and a ``Player``) uses unless told otherwise: ``config/systems/sayc.toml``.
+DEFAULT_SYSTEM = "sayc"
 
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SAFE_BUILTINS = {"min": min, "max": max, "abs": abs, "len": len, "all": all, "any": any, "range": range, "sum": sum}
@@ -139,7 +143,7 @@ class Bidder:
     that seat's side use ``system`` and the other side ``opponents`` whatever the auction.
     """
 
-    def __init__(self, system: CompiledSystem | str = "sayc", opponents: CompiledSystem | str | None = None) -> None:
+    def __init__(self, system: CompiledSystem | str = DEFAULT_SYSTEM, opponents: CompiledSystem | str | None = None) -> None:
         self.system = load_system(system) if isinstance(system, str) else system
         opp = opponents if opponents is not None else self.system
         self.opponents = load_system(opp) if isinstance(opp, str) else opp
@@ -548,7 +552,7 @@ def _default_pass_rule() -> CompiledRule:
 _BIDDERS: dict[tuple[str, str], Bidder] = {}
 
 
-def get_bidder(system: str = "sayc", opponents: str | None = None) -> Bidder:
+def get_bidder(system: str = DEFAULT_SYSTEM, opponents: str | None = None) -> Bidder:
     """A shared ``Bidder`` per (system, opponents) pair, so caches survive across calls (and in worker processes)."""
     key = (system, opponents or system)
     b = _BIDDERS.get(key)

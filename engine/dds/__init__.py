@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..cards import BridgeError, Card, Deal, InvalidDealError, Seat, Strain, Suit
+from ..dds_limits import DEFAULT_TT_MIB, MAX_TT_MIB
 
 from ._solver import CoreSolver
 
@@ -38,10 +39,8 @@ __all__ = [
     "solve_many",
     "make_cards",
     "DEFAULT_TT_MIB",
+    "MAX_TT_MIB",
 ]
-
-#: Default memory of one solver's transposition table (the brief's ceiling is 256 MiB per solver).
-DEFAULT_TT_MIB = 64
 
 
 class PositionError(BridgeError):
@@ -157,13 +156,13 @@ def _bits(deal: Deal) -> tuple[int, int, int, int]:
 
 
 class Solver:
-    """One double-dummy solver: its own transposition table (``tt_mib`` MiB, default 64) and ordering memory.
+    """One double-dummy solver: its own transposition table (``tt_mib`` MiB, default ``DEFAULT_TT_MIB``) and ordering memory.
 
     Not for sharing between threads; make one per thread (the module-level functions do that for you)."""
 
     def __init__(self, tt_mib: int = DEFAULT_TT_MIB, options: int | None = None) -> None:
-        if not 1 <= tt_mib <= 4096:
-            raise ValueError(f"tt_mib must be 1..4096, got {tt_mib}")
+        if not 1 <= tt_mib <= MAX_TT_MIB:
+            raise ValueError(f"tt_mib must be 1..{MAX_TT_MIB}, got {tt_mib}")
         self._core = CoreSolver(tt_mib << 20)
         self._tt_mib, self._options = tt_mib, options
         self._helpers: list[Solver] = []  # extra solvers for threaded batches, created on first use

@@ -22,9 +22,10 @@ import structlog
 
 from ..board import Play, legal_mask
 from ..cards import ALL_CARDS, BridgeError, Card, Seat
-from .inference import CardModel, DoubleDummyPlayer, PlayContext, WorldPosterior
+from ..dds_limits import DEFAULT_TT_MIB, MAX_TT_MIB
 from ..sampling import SamplingError, SeatConstraints, WorldSampler
 from ..view import SeatView
+from .inference import CardModel, DoubleDummyPlayer, PlayContext, WorldPosterior
 from .alphamu import AlphaMuOptions, alphamu_choose
 from .oracle import DDOracle, default_oracle
 from .pimc import pimc_choose
@@ -38,9 +39,13 @@ _log = structlog.get_logger(__name__)
 
 @dataclass(frozen=True)
 class PlaySettings:
+    """The card player's parameters. Their defaults are Squeeze's engine defaults: the configuration layer
+    (``squeeze.config.settings``) takes its own defaults from these fields, so each is written here only."""
+
     declarer_selector: Selector = "alphamu"
-    worlds_declarer: int = 20
-    worlds_defender: int = 20
+    worlds: int = 20  # worlds sampled per decision, for both roles unless the role's own number below is given
+    worlds_declarer: int | None = None  # None: ``worlds``
+    worlds_defender: int | None = None  # None: ``worlds``
     max_m: int = 3
     declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 always completes)
     objective: Literal["make", "tricks"] = "make"
@@ -50,16 +55,24 @@ class PlaySettings:
     tt: bool = True
     root_cut: bool = True
     early_cut: bool = True  # also switches our extra in-loop Min cut (pitfall 6), the same kind of α cut
+    solver_tt_mib: int = DEFAULT_TT_MIB  # the double-dummy solver's transposition table, when the player builds one
 
     def __post_init__(self) -> None:
         if self.declarer_selector not in ("alphamu", "pimc"):
             raise BridgeError(f"unknown declarer selector {self.declarer_selector!r} (use 'alphamu' or 'pimc')")
-        if self.worlds_declarer < 1 or self.worlds_defender < 1:
+        if min(self.worlds_for(True), self.worlds_for(False)) < 1:
             raise BridgeError("the number of worlds must be >= 1")
+        if not 1 <= self.solver_tt_mib <= MAX_TT_MIB:
+            raise BridgeError(f"solver_tt_mib must be 1..{MAX_TT_MIB}, got {self.solver_tt_mib}")
         if self.max_m < 1:
             raise BridgeError(f"max_m must be >= 1, got {self.max_m}")
         if self.objective not in ("make", "tricks"):
             raise BridgeError(f"unknown objective {self.objective!r} (use 'make' or 'tricks')")
+
+    def worlds_for(self, declaring: bool) -> int:
+        """Worlds sampled for a decision of the declaring side (``declaring``) or of a defender."""
+        own = self.worlds_declarer if declaring else self.worlds_defender
+        return self.worlds if own is None else own
 
 
 @dataclass(frozen=True)
@@ -94,7 +107,7 @@ class CardPlayer:
         card_model: CardModel | None = None,
     ) -> None:
         self.settings = settings
-        self.oracle = oracle if oracle is not None else default_oracle()
+        self.oracle = oracle if oracle is not None else default_oracle(settings.solver_tt_mib)
         self.constraints = dict(constraints or {})
         self._card_model = card_model
         self._beliefs: dict[Seat, _Belief] = {}
@@ -191,7 +204,7 @@ class CardPlayer:
             card = Card.from_index(reps.bit_length() - 1)
             why = "forced" if legal.bit_count() == 1 else "equal cards"
             return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
-        n = self.settings.worlds_declarer if declaring else self.settings.worlds_defender
+        n = self.settings.worlds_for(declaring)
         masks, weights = self.worlds_and_weights(view, n, rng)
         keep = [i for i, w in enumerate(weights) if w > 0]  # zero weight: contradicted by a card seen since
         masks, weights = masks[keep], weights[keep]

@@ -93,6 +93,7 @@ class EngineDDOracle:
         return out
 
 
-def default_oracle() -> DDOracle:
-    """The runtime oracle (engine.dds). Raises ``SolverUnavailable`` with a clear message if it is not built."""
-    return EngineDDOracle()
+def default_oracle(tt_mib: int | None = None) -> DDOracle:
+    """The runtime oracle (engine.dds), with a transposition table of ``tt_mib`` MiB (None: the solver's default).
+    Raises ``SolverUnavailable`` with a clear message if it is not built."""
+    return EngineDDOracle(tt_mib)

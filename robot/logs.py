@@ -1,0 +1,48 @@
+"""Logging set-up for every Squeeze process: one ``configure_logging(level, format)`` for structlog.
+
+Logs always go to standard error, never into a command's standard output. ``format`` is ``json`` (one JSON object
+a line: ``event``, ``level``, ``timestamp`` and the event's fields), ``pretty`` (structlog's console renderer, in
+colour on a terminal) or ``auto``: pretty when standard error is a terminal, JSON lines otherwise (services, pipes,
+files). Events below ``level`` are dropped. The engine only emits events (``structlog.get_logger``); the
+processes that run it (the CLI, the robot, self-play workers) call this once at start-up with ``[log]`` settings.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Literal, TextIO
+
+import structlog
+
+__all__ = ["configure_logging", "LEVELS"]
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def configure_logging(level: str = "info", format: Literal["auto", "json", "pretty"] = "auto",
+                      stream: TextIO | None = None) -> None:
+    """Send structlog's events at ``level`` and above to ``stream`` (default: ``sys.stderr``) as ``format``."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown log level {level!r} (use {', '.join(LEVELS)})")
+    if format not in ("auto", "json", "pretty"):
+        raise ValueError(f"unknown log format {format!r} (use auto, json or pretty)")
+    tty = (stream if stream is not None else sys.stderr).isatty()
+    as_json = format == "json" or (format == "auto" and not tty)
+    processors: list = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.StackInfoRenderer(),
+    ]
+    if as_json:
+        processors += [structlog.processors.dict_tracebacks, structlog.processors.JSONRenderer()]
+    else:
+        processors.append(structlog.dev.ConsoleRenderer(colors=tty))
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
+        # sys.stderr looked up at each event, not now: a test runner (or a daemon) may swap the stream later
+        logger_factory=lambda *_: structlog.PrintLogger(stream if stream is not None else sys.stderr),
+        cache_logger_on_first_use=False,
+    )
