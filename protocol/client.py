@@ -5,10 +5,18 @@ The machine is the one owner of protocol state for one seat. The I/O layer (``ro
     machine.connect()
     send(machine.lines_to_send())
     for line in lines_from_socket:
-        for event in machine.receive_line(line):
+        events = machine.receive_line(line)
+        while events:
+            event = events.pop(0)
             if isinstance(event, CallRequested): machine.send_call(engine_call(event))
             if isinstance(event, CardRequested): machine.send_card(engine_card(event))
+            events += machine.take_events()   # what our own call or card caused (AuctionComplete, BoardComplete ...)
         send(machine.lines_to_send())
+
+Events are delivered once each, in order, and none can be lost: ``send_call``/``send_card`` return nothing and
+queue the events they cause (``AuctionComplete`` after our final pass, ``TrickComplete``/``BoardComplete`` after
+our card); ``take_events()`` hands them over, and ``receive_line`` returns whatever is still queued before the
+events of the new line.
 
 Every ``ready for ...`` line is produced by the machine at the right moment (research note 1.3-1.7), including the
 seat-dependent ones: dummy announces ``ready for dummy's card`` and never plays or asks for dummy; declarer plays
@@ -268,6 +276,7 @@ class ClientMachine:
         self.phase = ClientPhase.IDLE
         self.teams: Optional[tuple[str, str]] = None
         self._out: list[str] = []
+        self._events: list[ClientEvent] = []  # caused by our own call or card, not yet taken (see take_events)
         self._unanswered: list[str] = []
         self._last_msg: Optional[m.Message] = None  # last line accepted (to recognise a re-sent line)
         self._reset_board()
@@ -369,8 +378,14 @@ class ClientMachine:
         self.phase = ClientPhase.CONNECTING
 
     # --- input -----------------------------------------------------------------------------------------------
+    def take_events(self) -> list[ClientEvent]:
+        """The events our own ``send_call``/``send_card`` caused and nobody has taken yet (each is given once)."""
+        out, self._events = self._events, []
+        return out
+
     def receive_line(self, line: Union[str, bytes]) -> list[ClientEvent]:
-        """Process one line from the table manager and return the events it causes.
+        """Process one line from the table manager and return the events not yet taken (see ``take_events``)
+        followed by those the line causes.
 
         Empty lines are ignored (edge case 3). Lines to send in answer are queued for ``lines_to_send()``.
 
@@ -380,6 +395,10 @@ class ClientMachine:
                 ``CONNECTING``, where any answer but ``seated`` (for our seat) is a refusal: the phase becomes
                 ``ERROR`` and the error has ``fatal=True``.
         """
+        events = self._receive_line(line)  # raises before anything queued is handed over
+        return self.take_events() + events
+
+    def _receive_line(self, line: Union[str, bytes]) -> list[ClientEvent]:
         if isinstance(line, (bytes, bytearray)):
             if not bytes(line).strip():
                 return []
@@ -585,8 +604,9 @@ class ClientMachine:
     # --- our decisions ---------------------------------------------------------------------------------------
     def send_call(
         self, call: Union[Call, str], *, alert: bool = False, explanation: str = "", fallback: bool = False
-    ) -> list[ClientEvent]:
-        """Make our call (after a ``CallRequested`` event). Returns the events it causes (``AuctionComplete`` ...).
+    ) -> None:
+        """Make our call (after a ``CallRequested`` event). The events it causes (``AuctionComplete`` ...) are
+        queued for ``take_events()``.
 
         With ``fallback=True`` an illegal call is replaced by a pass (always legal on our turn; edge case 16) -
         check ``auction.calls[-1]`` for what was sent.
@@ -609,12 +629,11 @@ class ClientMachine:
             alert, explanation = False, ""
         self._send(m.CallMade(seat=self.seat, call=c, alert=alert, explanation=explanation))
         self.auction = auction
-        events: list[ClientEvent] = []
-        self._next_in_auction(events)
-        return events
+        self._next_in_auction(self._events)
 
-    def send_card(self, card: Union[Card, str], *, info: str = "", fallback: bool = False) -> list[ClientEvent]:
-        """Play ``card`` from the hand named by the last ``CardRequested`` (ours, or dummy's when declarer).
+    def send_card(self, card: Union[Card, str], *, info: str = "", fallback: bool = False) -> None:
+        """Play ``card`` from the hand named by the last ``CardRequested`` (ours, or dummy's when declarer). The
+        events it causes (``TrickComplete``, ``BoardComplete`` ...) are queued for ``take_events()``.
 
         With ``fallback=True`` an illegal card is replaced by the first legal one.
 
@@ -632,10 +651,8 @@ class ClientMachine:
                 raise LocalProtocolError(f"we may not play {c}: {problem}")
             c, info = self.legal_cards()[0], ""
         self._send(m.CardPlayed(seat=seat, card=c, info=info))
-        events: list[ClientEvent] = []
-        self._apply_card(seat, c, events)
-        self._next_in_play(events)
-        return events
+        self._apply_card(seat, c, self._events)
+        self._next_in_play(self._events)
 
     def legal_cards(self) -> list[Card]:
         """Legal cards for the hand we must play from now (empty if no card is due from us)."""

@@ -85,19 +85,18 @@ class Loopback:
         client = self.clients[seat]
         events = client.receive_line(line)
         while events:
-            more: list[ClientEvent] = []
             for ev in events:
                 if self.on_event is not None:
                     self.on_event(seat, ev)
                 if isinstance(ev, CallRequested):
                     d = self.decide_call(client, ev)
                     if isinstance(d, tuple):
-                        more += client.send_call(d[0], alert=d[1], explanation=d[2])
+                        client.send_call(d[0], alert=d[1], explanation=d[2])
                     else:
-                        more += client.send_call(d)
+                        client.send_call(d)
                 elif isinstance(ev, CardRequested):
-                    more += client.send_card(self.decide_card(client, ev))
-            events = more
+                    client.send_card(self.decide_card(client, ev))
+            events = client.take_events()  # what our call or card caused
         self.to_table[seat].extend(client.lines_to_send())
 
     def step(self) -> bool:

@@ -12,7 +12,7 @@ from squeeze.engine.board import BoardRecord
 from squeeze.engine.cards import Card, Deal, Seat, Vul
 from squeeze.protocol import messages as m
 from squeeze.protocol.client import (
-    BoardComplete, BoardStarted, CardRequested, ClientMachine, ClientPhase, SessionEnded,
+    AuctionComplete, BoardComplete, BoardStarted, CardRequested, ClientMachine, ClientPhase, SessionEnded,
     TableError, TeamsAnnounced, TimingReceived,
 )
 from squeeze.protocol.errors import LocalProtocolError, ProtocolError
@@ -366,7 +366,24 @@ def west_at_lead():
             w.send_call(Call.parse("P"))
         else:
             w.receive_line(line)
+    assert [type(e) for e in w.take_events()] == [AuctionComplete]  # caused by our own final pass
     return w
+
+
+def test_events_our_own_call_or_card_causes_are_never_lost():
+    """``send_call``/``send_card`` queue what they cause: taken once by ``take_events()``, or else handed over at
+    the head of the next ``receive_line`` (so a caller that forgets to take them still gets them, in order)."""
+    w = client_at("auction", seat=W)
+    for caller, line in NOTE_CALLS:
+        if caller == W:
+            w.send_call(Call.parse("P"))
+        else:
+            w.receive_line(line)
+    events = w.receive_line("West to lead")  # AuctionComplete was never taken
+    assert [type(e) for e in events] == [AuctionComplete, CardRequested]
+    assert w.take_events() == []
+    w.send_card(Card.parse("C3"))
+    assert w.take_events() == [] and w.take_events() == []  # nothing completes with the opening lead
 
 
 def table_after_auction():
