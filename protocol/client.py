@@ -246,7 +246,9 @@ class ClientMachine:
             section 7) or ``"seat"`` (``ready for North's card``) for defenders waiting for dummy's card.
         passout_ready_for_deal: after a passed-out board, send ``ready for deal`` at once (the spec's flow) instead
             of waiting for ``Start of board`` (what table managers actually do).
-        send_alerts: pass our alerts and explanations on; ``False`` strips them (for TMs that mangle alerts).
+        send_alerts: mark our alerted calls ``Alert.``; ``False`` sends them unalerted (for TMs that mangle alerts).
+        send_explanations: send the text explaining a call (after ``Alert.``, or as ``Infos.`` for an unalerted
+            one); ``False`` strips it (a manager crashed on ``West passes Infos. ...``, research note section 7).
         format_options: dialect choices for the lines we send.
     """
 
@@ -260,6 +262,7 @@ class ClientMachine:
         dummy_card_style: str = "dummy",
         passout_ready_for_deal: bool = False,
         send_alerts: bool = True,
+        send_explanations: bool = True,
         format_options: m.FormatOptions = m.DEFAULT_FORMAT,
     ) -> None:
         if dummy_card_style not in ("dummy", "seat"):
@@ -272,6 +275,7 @@ class ClientMachine:
         self.dummy_card_style = dummy_card_style
         self.passout_ready_for_deal = passout_ready_for_deal
         self.send_alerts = send_alerts
+        self.send_explanations = send_explanations
         self.format_options = format_options
         self.phase = ClientPhase.IDLE
         self.teams: Optional[tuple[str, str]] = None
@@ -626,7 +630,9 @@ class ClientMachine:
             c, alert, explanation = PASS, False, ""
             auction = self.auction.then(c)
         if not self.send_alerts:
-            alert, explanation = False, ""
+            alert = False
+        if not self.send_explanations:
+            explanation = ""
         self._send(m.CallMade(seat=self.seat, call=c, alert=alert, explanation=explanation))
         self.auction = auction
         self._next_in_auction(self._events)
@@ -767,6 +773,7 @@ class ClientMachine:
             "dummy_card_style": self.dummy_card_style,
             "passout_ready_for_deal": self.passout_ready_for_deal,
             "send_alerts": self.send_alerts,
+            "send_explanations": self.send_explanations,
             "format_options": self.format_options.model_dump(),
             "phase": self.phase.value,
             "teams": list(self.teams) if self.teams else None,
@@ -798,6 +805,7 @@ class ClientMachine:
                 snapshot["team"], None if req is None else Seat(req), version=snapshot["protocol_version"],
                 info=snapshot["info"], dummy_card_style=snapshot["dummy_card_style"],
                 passout_ready_for_deal=snapshot["passout_ready_for_deal"], send_alerts=snapshot["send_alerts"],
+                send_explanations=snapshot.get("send_explanations", snapshot["send_alerts"]),
                 format_options=m.FormatOptions(**snapshot["format_options"]),
             )
             mc.seat = None if snapshot["seat"] is None else Seat(snapshot["seat"])

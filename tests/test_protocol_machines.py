@@ -295,3 +295,17 @@ def test_each_clients_seat_view_is_what_that_seat_sees_of_the_tables_play():
             assert view.play.tricks == p.tricks and view.known_cards() == SeatView.from_play(p, seat).known_cards()
             checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("alerts,explanations,line", [
+    (True, True, "South bids 1NT Alert. 15-17"),
+    (True, False, "South bids 1NT Alert."),
+    (False, True, "South bids 1NT Infos. 15-17"),
+    (False, False, "South bids 1NT"),
+])
+def test_alerts_and_explanations_are_separate_switches(alerts, explanations, line):
+    c = client_at("auction", seat=Seat.SOUTH, send_alerts=alerts, send_explanations=explanations)
+    drain(c)
+    c.send_call(Call.parse("1N"), alert=True, explanation="15-17")
+    assert drain(c) == [line]
+    assert ClientMachine.restore(c.snapshot()).send_explanations is explanations
