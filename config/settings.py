@@ -75,13 +75,28 @@ class EngineSettings(_Section):
 
 
 class RobotSettings(_Section):
+    """``squeeze seat``: where to connect and how to speak to that table manager (its dialect and quirks)."""
+
     host: str = Field("127.0.0.1", description="Table manager to connect to.")
     port: int = Field(2000, ge=1, le=65535)
-    seat: Literal["N", "E", "S", "W"] = "N"
+    seat: Literal["N", "E", "S", "W", "ANY"] = Field("N", description="Our seat; ANY connects as ANYPL.")
     team: str = "Squeeze"
     name: str = "Squeeze"
-    reconnect_seconds: float = Field(2.0, ge=0, description="Wait between reconnection attempts.")
-    max_reconnects: int = Field(30, ge=0)
+    protocol_version: Literal[18, 19] = Field(18, description="Protocol version announced when connecting.")
+    dummy_card_style: Literal["dummy", "seat"] = Field(
+        "dummy", description="Ready line for dummy's card: 'dummy's card' (most managers) or dummy's seat name.")
+    alerts: bool = Field(True, description="Mark our alerted calls 'Alert.'.")
+    explanations: bool = Field(True, description="Send the text that explains a call (after Alert., or Infos.).")
+    pacing_ms: float = Field(0.0, ge=0, le=5000, description="Wait before each line we send, ms (30 cured one "
+                                                             "manager's barrier race).")
+    connect_timeout_seconds: float = Field(30.0, ge=0, description="Keep retrying the first connection this long.")
+    reconnect_seconds: float = Field(2.0, ge=0, description="Longest wait between reconnection attempts, seconds.")
+    max_reconnects: int = Field(30, ge=0, description="Dropped connections reopened before giving up.")
+    silence_timeout_seconds: float = Field(300.0, gt=0, description="A manager silent this long while we wait "
+                                                                    "for it ends the run with an error.")
+    board_seconds: float = Field(120.0, gt=0, description="The pair's thinking allowance per board (WCBC: 120).")
+    safety_margin_seconds: float = Field(0.25, ge=0, le=10, description="How long past a decision's budget we "
+                                                                       "wait before a safe fallback.")
 
 
 class TableManagerSettings(_Section):

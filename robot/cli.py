@@ -64,6 +64,8 @@ _ENGINE_FLAGS: dict[str, Any] = {
         "--max-m", "--alphamu-depth", help="Deepest αμ iteration M (declarer).")],
     "seconds_per_card": Annotated[Optional[float], typer.Option(
         "--seconds-per-card", "--budget", help="Seconds per declarer card for αμ beyond M=1.")],
+    "seconds_per_call": Annotated[Optional[float], typer.Option(
+        "--seconds-per-call", help="Seconds per call decision.")],
     "inference": Annotated[Optional[bool], typer.Option(
         "--inference/--no-inference", help="Weight worlds by the cards seen.", show_default=False)],
     "solver_memory_mib": Annotated[Optional[int], typer.Option(
@@ -71,15 +73,34 @@ _ENGINE_FLAGS: dict[str, Any] = {
     "seed": Annotated[Optional[int], typer.Option(
         "--seed", "-s", help="Random seed (same seed, same deal and play, unless a budget cuts an αμ search short).")],
 }
+# [robot] flags of ``squeeze seat``, likewise defaulting to "from settings".
+_ROBOT_FLAGS: dict[str, Any] = {
+    "host": Annotated[Optional[str], typer.Option("--host", help="Table manager's host.")],
+    "port": Annotated[Optional[int], typer.Option("--port", help="Table manager's port.")],
+    "seat": Annotated[Optional[str], typer.Option("--seat", help="N, E, S, W, or ANY (connect as ANYPL).")],
+    "team": Annotated[Optional[str], typer.Option("--team", help="Our team name.")],
+    "pacing_ms": Annotated[Optional[float], typer.Option(
+        "--pacing-ms", help="Wait before each line we send (managers that mishandle lines glued together).")],
+    "dummy_card_style": Annotated[Optional[str], typer.Option(
+        "--dummy-card-style", help="Ready line for dummy's card: dummy (\"dummy's card\") or seat.")],
+    "alerts": Annotated[Optional[bool], typer.Option("--alerts/--no-alerts", help="Mark alerted calls.",
+                                                     show_default=False)],
+    "explanations": Annotated[Optional[bool], typer.Option(
+        "--explanations/--no-explanations", help="Send the text explaining our calls.", show_default=False)],
+    "silence_timeout_seconds": Annotated[Optional[float], typer.Option(
+        "--silence-timeout", help="Seconds of silence from the manager before giving up.")],
+    "max_reconnects": Annotated[Optional[int], typer.Option("--max-reconnects", help="Dropped connections reopened.")],
+}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "seed")
 
 
-def _settings(config: str | None, preset: str | None, engine: dict[str, Any]) -> Settings:
-    """Settings with ``engine`` (the flags given) as the highest layer; exits with the reason on a bad layer. Applies
-    the [log] settings, which ``config`` or ``preset`` may change."""
+def _settings(config: str | None, preset: str | None, engine: dict[str, Any],
+              robot: dict[str, Any] | None = None) -> Settings:
+    """Settings with ``engine`` and ``robot`` (the flags given) as the highest layer; exits with the reason on a bad
+    layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
     try:
-        settings = load_settings(config, preset=preset, engine=engine)
+        settings = load_settings(config, preset=preset, engine=engine, **({"robot": robot} if robot else {}))
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
     except (OSError, SettingsError) as exc:
@@ -89,20 +110,22 @@ def _settings(config: str | None, preset: str | None, engine: dict[str, Any]) ->
 
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
-    """Give a command ``--config``, ``--preset`` and the engine flags ``flags`` (keys of ``_ENGINE_FLAGS``); the
-    command receives ``settings``, the loaded ``Settings``, in their place."""
+    """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of ``_ENGINE_FLAGS`` or
+    ``_ROBOT_FLAGS``); the command receives ``settings``, the loaded ``Settings``, in their place."""
 
     def wrap(fn: Callable) -> Callable:
         own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "settings"]
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS}[name])
+                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS, **_ROBOT_FLAGS}[name])
                  for name in (*_SETTINGS_OPTIONS, *flags)]
 
         @functools.wraps(fn)
         def command(**kwargs: Any) -> Any:
             config, preset = kwargs.pop("config"), kwargs.pop("preset")
             given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
-            return fn(settings=_settings(config, preset, given), **kwargs)
+            engine = {k: v for k, v in given.items() if k in _ENGINE_FLAGS}
+            robot = {k: v for k, v in given.items() if k in _ROBOT_FLAGS}
+            return fn(settings=_settings(config, preset, engine, robot), **kwargs)
 
         command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in own + added}
@@ -451,6 +474,30 @@ def protocol_lines_cmd(
         typer.echo(json.dumps(out) if as_json else f"{number}: {type(msg).__name__:14s} {canonical}")
     if bad:
         raise typer.Exit(1)
+
+
+@app.command("seat")
+@engine_command(*_ROBOT_FLAGS, "system", *_PLAY_FLAGS, "seconds_per_call")
+def seat_cmd(
+    settings: Settings,
+    transcript: Optional[str] = typer.Option(None, "--transcript", metavar="FILE",
+                                             help="Append the raw session (time, direction, line) to FILE."),
+) -> None:
+    """Take a seat at a Blue Chip table manager and play until it ends the session.
+
+    Connects (retrying while the manager starts), answers every line, decides each call and card in a worker
+    process within the time budget, reconnects after a drop. Exit code 0 after 'End of session'; 2 refused;
+    3 unreachable; 4 the manager went silent; 5 the connection kept dropping.
+    """
+    import asyncio
+    from pathlib import Path
+
+    from squeeze.config.settings import engine_params
+    from squeeze.robot.agent import SeatAgent, options_from_settings
+
+    options = options_from_settings(settings, transcript=None if transcript is None else Path(transcript))
+    code = asyncio.run(SeatAgent(options, engine_params(settings)).run())
+    raise typer.Exit(code)
 
 
 @app.command("solve")
