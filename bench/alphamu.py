@@ -18,13 +18,13 @@ Protocol (paper §5, gaps filled as in our notes §2.6):
   error of the paired gain. The paper's RESULT keys stay on game 0; the ``*_all`` keys pool all R games, with
   standard errors and a sign-flip test over deals (a deal's games are averaged first, never counted as independent).
 
-Resumable: every filtered candidate and every finished (deal, configuration) is appended as one JSON line to
-``--out`` (default bench/out/alphamu.jsonl); a rerun with the same settings skips what is there, and
-``--report-only`` just summarises the file. ``--jobs N`` plays candidates and deals in N worker processes (the kept
-set is the same: the first kept deals by index). The filter stops a candidate's runs as soon as its verdict is
-certain. ``--dd-window LO:HI`` is an opt-in shortcut that is *not* the paper's protocol: candidates whose
-double-dummy tricks lie outside LO..HI are dropped unplayed (most 1NT-3NT deals make 11+ tricks double dummy and
-PIMC makes them 10 times out of 10).
+Resumable: every filtered candidate and every finished (deal, configuration) is appended as one fsync'd JSON line
+to ``--out`` (default bench/out/alphamu.jsonl; ``squeeze.robot.runlog``); a rerun with the same settings skips what
+is there, and ``--report-only`` just summarises the file. ``--jobs N`` plays candidates and deals in N worker
+processes (the kept set is the same: the first kept deals by index). The filter stops a candidate's runs as soon as
+its verdict is certain. ``--dd-window LO:HI`` is an opt-in shortcut that is *not* the paper's protocol: candidates
+whose double-dummy tricks lie outside LO..HI are dropped unplayed (most 1NT-3NT deals make 11+ tricks double dummy
+and PIMC makes them 10 times out of 10).
 
 The double-dummy oracle is ``--solver endplay`` (endplay's DDS, a bench-only reference) or ``--solver engine``
 (engine.dds). Both give the same answers; endplay stays the default because its batch calls use DDS's own threads,
@@ -35,9 +35,7 @@ session 9). The solver is named in the output and is part of the resume key.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import platform
 import random
 import sys
@@ -54,6 +52,8 @@ from squeeze.engine.cards import Hand, Seat, Suit  # noqa: E402
 from squeeze.engine.play.card_player import CardPlayer, PlaySettings  # noqa: E402
 from squeeze.engine.play.position import SearchPosition  # noqa: E402
 from squeeze.engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
+from squeeze.robot.runlog import RunLog  # noqa: E402
+from squeeze.robot.stats import mcnemar_p, mean_se, sign_flip_p  # noqa: E402
 
 
 # --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------
@@ -271,51 +271,6 @@ def config_name(m: int, w: int, flags: str) -> str:
     return f"M{m}W{w}" + ("" if flags == "TRE" else f"-{flags or 'none'}")
 
 
-# --- statistics -------------------------------------------------------------------------------------------------
-
-def rate_se(xs: list[float]) -> tuple[float, float]:
-    n = len(xs)
-    if n == 0:
-        return float("nan"), float("nan")
-    m = sum(xs) / n
-    if n < 2:
-        return m, float("nan")
-    var = sum((x - m) ** 2 for x in xs) / (n - 1)
-    return m, math.sqrt(var / n)
-
-
-def mcnemar_p(b: int, c: int) -> float:
-    """Exact two-sided McNemar test on the discordant pairs: P(a split at least this uneven | no difference)."""
-    n = b + c
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2 ** n
-    return min(1.0, 2 * tail)
-
-
-def sign_flip_p(diffs: list[float], samples: int = 200_000) -> float:
-    """Two-sided p of a paired mean difference under "no difference" (each deal's sign is a coin flip).
-
-    Exact over all sign patterns up to 16 non-zero deals, Monte Carlo (fixed seed) beyond. With one game per deal
-    the differences are -1, 0, +1 and this is the exact McNemar test; with several games per deal it needs no
-    normality assumption."""
-    import numpy as np
-
-    d = np.array([x for x in diffs if x != 0.0])
-    if d.size == 0:
-        return 1.0
-    obs = abs(d.sum()) - 1e-9
-    if d.size <= 16:
-        signs = ((np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
-        return float((np.abs(signs @ d) >= obs).mean())
-    rng = np.random.default_rng(12345)
-    hits = 0
-    for k in range(0, samples, 20_000):
-        signs = rng.integers(0, 2, size=(min(20_000, samples - k), d.size)) * 2 - 1
-        hits += int((np.abs(signs @ d) >= obs).sum())
-    return hits / samples
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=int, default=200, help="kept deals wanted (default 200)")
@@ -370,32 +325,23 @@ def main(argv=None) -> int:
     # Resume: read what is already there for these settings.
     filtered: dict[int, dict] = {}
     played: dict[tuple[int, str, int], dict] = {}  # (deal, configuration, game)
-    if out.exists():
-        for n, line in enumerate(out.read_text().splitlines(), 1):
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                # a run killed mid-write leaves a partial last line: that record is simply redone
-                print(f"  {out}:{n}: unreadable record skipped ({line[:60]!r}...)", file=sys.stderr)
-                continue
-            if rec.get("settings") != settings_key:
-                continue
-            if rec["type"] == "filter":
-                filtered[rec["i"]] = rec
-            elif rec["type"] == "play":
-                played[(rec["i"], rec["config"], rec.get("rep", 0))] = rec
-
-    # a partial last line (a killed run) must not swallow the next record: end it first
-    if out.exists() and out.stat().st_size and not out.read_bytes().endswith(b"\n"):
-        with out.open("a") as f:
-            f.write("\n")
+    log = RunLog(out)
+    contents = log.read()
+    if contents.torn is not None:
+        # a run killed mid-write leaves a partial last line: that record is simply redone (the next append cuts it)
+        torn = contents.torn
+        print(f"  {out}:{torn.line}: unreadable record skipped ({torn.text[:60]!r}...)", file=sys.stderr)
+    for rec in contents.records:
+        if rec.get("settings") != settings_key:
+            continue
+        if rec["type"] == "filter":
+            filtered[rec["i"]] = rec
+        elif rec["type"] == "play":
+            played[(rec["i"], rec["config"], rec.get("rep", 0))] = rec
 
     def append(rec: dict) -> None:
         rec["settings"] = settings_key
-        with out.open("a") as f:
-            f.write(json.dumps(rec) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        log.append(rec)
 
     print(f"αμ bench: solver={getattr(oracle, 'name', a.solver)}, {platform.processor() or platform.machine()}, "
           f"python {platform.python_version()}; out={out}")
@@ -471,7 +417,7 @@ def main(argv=None) -> int:
             name = config_name(m, w, flags)
             recs = [[played[(i, name, r)] for r in range(reps)] for i in deals]
             per_deal = {i: sum(g["made"] for g in gs) / reps for i, gs in zip(deals, recs)}
-            rate, se = rate_se(list(per_deal.values()))
+            rate, se = mean_se(list(per_deal.values()))
             flat = [g for gs in recs for g in gs]
             moves = sum(g["searched_moves"] for g in flat)
             spm = sum(g["decl_seconds"] for g in flat) / moves if moves else float("nan")
@@ -485,7 +431,7 @@ def main(argv=None) -> int:
                 continue
             d1, d3 = out[base]["per_deal"], out[alpha]["per_deal"]
             diffs = [d3[i] - d1[i] for i in deals]
-            g, gse = rate_se(diffs)
+            g, gse = mean_se(diffs)
             up, down = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
             out[f"gain_w{w}"] = {"points": g, "se": gse, "p": sign_flip_p(diffs), "up": up, "down": down}
             print(f"M3 vs M1 ({w} worlds), paired over {len(diffs)} deals x {reps} game(s): gain {100 * g:+.1f} "

@@ -13,9 +13,10 @@ import random
 import time
 
 from squeeze.engine.auction import Auction
-from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, dealer_for_board
 from squeeze.engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
+from squeeze.engine.record import BoardRecord
 
 
 def make_games(n: int, seed: int = 1) -> list[PbnGame]:

@@ -1,23 +1,20 @@
-"""The play of a hand and the record of a whole board.
+"""The play of a hand.
 
 The rules of the play live here once: who wins a trick (``trick_winner_index``), which cards are legal
 (``legal_mask``), and the walk through the tricks (``PublicPlay``: the cards as the whole table sees them, no hand
 needed). ``Play`` is the card-play counterpart of ``Auction``: a ``PublicPlay`` checked against a deal
-(``play.then(card)`` raises ``IllegalCardError`` naming what was wrong). ``BoardRecord`` bundles what a
-table produces for one board (deal, auction, play, result) and is what PBN/LIN, the table manager and matches
-exchange.
+(``play.then(card)`` raises ``IllegalCardError`` naming what was wrong). The record of a whole board is
+``engine.record.BoardRecord``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-from .auction import Auction, Contract
-from .cards import BridgeError, Card, Deal, Hand, Seat, Strain, Suit, Vul, dealer_for_board, vul_for_board
+from .auction import Contract
+from .cards import BridgeError, Card, Deal, Hand, Seat, Strain, Suit
 
-__all__ = ["IllegalCardError", "SUIT_MASKS", "trick_winner", "trick_winner_index", "legal_mask", "PublicPlay", "Play",
-           "BoardRecord"]
+__all__ = ["IllegalCardError", "SUIT_MASKS", "trick_winner", "trick_winner_index", "legal_mask", "PublicPlay", "Play"]
 
 
 class IllegalCardError(BridgeError):
@@ -346,66 +343,3 @@ class Play:
 
     def __repr__(self) -> str:
         return f"Play({self.deal!r}, {self.contract!r}, {[str(c) for c in self.cards]!r})"
-
-
-@dataclass(frozen=True)
-class BoardRecord:
-    """One board as played at one table: everything PBN export, IMP scoring and result stores need.
-
-    ``result`` is declarer's tricks (``None`` when passed out or unknown). When the play stopped early (claim),
-    ``result`` may exceed what ``play`` shows.
-    """
-
-    board: int
-    deal: Deal
-    dealer: Seat | None = None
-    vul: Vul | None = None
-    auction: Auction | None = None
-    play: tuple[Card, ...] = ()
-    result: int | None = None
-    contract: Contract | None = None
-    players: dict[Seat, str] = field(default_factory=dict)
-    event: str = ""
-    room: str = ""
-
-    def __post_init__(self) -> None:
-        if self.dealer is None:
-            object.__setattr__(self, "dealer", dealer_for_board(self.board))
-        if self.vul is None:
-            object.__setattr__(self, "vul", vul_for_board(self.board))
-        if self.contract is None and self.auction is not None:
-            object.__setattr__(self, "contract", self.auction.contract)
-        if self.result is not None and not 0 <= self.result <= 13:
-            raise BridgeError(f"board {self.board}: result must be 0..13 tricks, got {self.result}")
-        if self.play and self.contract is not None:
-            p = Play(self.deal, self.contract, self.play)  # validates every card
-            if self.result is None and p.is_complete:
-                object.__setattr__(self, "result", p.declarer_tricks)
-
-    @classmethod
-    def from_play(cls, board: int, play: Play, **fields) -> "BoardRecord":
-        """A record of a board whose play is already a checked ``Play`` (no second replay of the cards).
-
-        ``result`` defaults to declarer's tricks when the play is complete.
-        """
-        rec = cls(board=board, deal=play.deal, contract=play.contract, **fields)
-        object.__setattr__(rec, "play", play.cards)
-        if rec.result is None and play.is_complete:
-            object.__setattr__(rec, "result", play.declarer_tricks)
-        return rec
-
-    @property
-    def is_passed_out(self) -> bool:
-        return self.auction is not None and self.auction.is_passed_out
-
-    def score_ns(self) -> int:
-        """Score from North-South's point of view (0 when passed out)."""
-        from .scoring import score as _score
-
-        if self.contract is None or self.result is None:
-            return 0
-        decl = self.contract.declarer
-        if decl is None:
-            raise BridgeError(f"board {self.board}: contract {self.contract} has no declarer")
-        s = _score(self.contract, self.result, self.vul.is_vulnerable(decl))  # type: ignore[union-attr]
-        return s if decl.is_ns else -s

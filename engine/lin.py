@@ -29,9 +29,10 @@ import re
 from typing import Iterable
 
 from .auction import Auction, Call, IllegalCallError
-from .board import BoardRecord, IllegalCardError, Play
+from .board import IllegalCardError, Play
 from .cards import ALL_CARDS, BridgeError, Card, Deal, Hand, ParseError, Rank, Seat, Suit, Vul
 from .pbn import Annotation, PbnGame
+from .record import BoardRecord
 
 __all__ = ["LinError", "lin_board", "write_lin", "write_lin_match", "read_lin"]
 

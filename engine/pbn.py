@@ -14,7 +14,7 @@ the other tags alphabetically, the auction (with notes), the play, the supplemen
 ``encode_pbn`` turns it into Latin-1 bytes as the standard requires. ``write_pbn`` followed by ``read_pbn`` gives
 back equal ``PbnGame`` values (the tests check this with hypothesis).
 
-Objects: ``PbnGame`` = an ``engine.board.BoardRecord`` plus what PBN carries beyond it (other tags, call and card
+Objects: ``PbnGame`` = an ``engine.record.BoardRecord`` plus what PBN carries beyond it (other tags, call and card
 annotations, supplemental tables, comments and their positions).
 
 Leniency beyond the standard, each for files met in the wild (warnings go to ``PbnReadResult.warnings``): UTF-8
@@ -32,12 +32,13 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
 from .auction import Auction, Call, Contract, IllegalCallError, PASS
-from .board import BoardRecord, IllegalCardError, Play, PublicPlay
+from .board import IllegalCardError, Play, PublicPlay
 from .cards import BridgeError, Card, Deal, InvalidDealError, ParseError, Seat, Vul
+from .record import BoardRecord
 
 __all__ = [
     "MANDATORY_TAGS",
@@ -157,14 +158,7 @@ class PbnGame:
     passed_out: bool = False
 
     def __post_init__(self) -> None:
-        r = self.record
-        if r.auction is not None:
-            if r.auction.dealer != r.dealer:
-                raise BridgeError(f"board {r.board}: the auction starts with {r.auction.dealer.name.title()} "
-                                  f"but the dealer is {r.dealer.name.title()}")  # type: ignore[union-attr]
-            ac = r.auction.contract
-            if r.auction.is_complete and ac != r.contract:
-                raise BridgeError(f"board {r.board}: contract {r.contract} does not match the auction's {ac}")
+        r = self.record  # (the record itself checks its auction against its dealer and contract)
         if r.is_passed_out:
             object.__setattr__(self, "passed_out", True)
         if self.passed_out and r.contract is not None:
@@ -209,6 +203,24 @@ class PbnGame:
         # Canonical order = export order, so a game equals itself after export and re-import.
         comments.sort(key=lambda c: order[c[0]])
         object.__setattr__(self, "comments", tuple(comments))
+
+    @classmethod
+    def from_record(cls, record: BoardRecord, *, reasons: bool = False) -> "PbnGame":
+        """The PBN game of a record that carries a robot table's notes.
+
+        An alerted call's explanation becomes that call's note: PBN writes an alert and its explanation as a note,
+        and ``lin_board`` reads a note on a call as an alert. The explanations of calls not alerted are left out
+        (a note would make them alerts), and so is PBN's ``!`` suffix, which means NAG $1 "good call", not an
+        alert. ``reasons=True`` also writes each card's reason as a comment after the card (as comments, not notes:
+        PBN numbers notes 1..32, too few for a whole play). The record's ``table`` goes in the ``Table`` tag; the
+        seconds have no place in PBN. Line breaks and control characters in a note become blanks (a note is one tag
+        value). The game's record is what ``read_pbn`` gives back: without notes, seconds and table.
+        """
+        calls = {i: Annotation(_CONTROL.sub(" ", n.explanation)) for i, n in enumerate(record.call_notes) if n.alert}
+        comments = tuple((f"Play:{i}", n.reason) for i, n in enumerate(record.card_notes) if reasons and n.reason)
+        bare = replace(record, table="", call_notes=(), card_notes=(), seconds_ns=None, seconds_ew=None)
+        return cls(bare, tags={"Table": record.table} if record.table else {}, call_annotations=calls,
+                   comments=comments)
 
     def anchors(self) -> list[str]:
         """Places a comment can follow, in export order: "" (before the first tag), the tags, the sections."""

@@ -12,7 +12,7 @@ from collections import deque
 from typing import Callable, Optional, Union
 
 from squeeze.engine.auction import Call
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Card, Seat
 
 from .errors import ProtocolError

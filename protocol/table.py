@@ -19,7 +19,7 @@ others wait for dummy's cards, are accepted one gate ahead. A repeated ``ready``
 accepted and does nothing (edge case 22). Nothing is ever lost while relaying (the barrier race of section 7): the
 machine has no concurrency, the server feeds it one line at a time.
 
-Results leave as ``engine.board.BoardRecord`` (deal, auction, play, contract, declarer's tricks, team names).
+Results leave as ``engine.record.BoardRecord`` (deal, auction, play, contract, declarer's tricks, team names).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from typing import Callable, Hashable, Iterable, NamedTuple, Optional, Union
 from pydantic import BaseModel, ConfigDict
 
 from squeeze.engine.auction import Auction, IllegalCallError
-from squeeze.engine.board import BoardRecord, IllegalCardError, Play
+from squeeze.engine.board import IllegalCardError, Play
 from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.engine.record import BoardRecord
 
 from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError

@@ -153,7 +153,7 @@ def deal(
     import os
     import random
 
-    from squeeze.engine.board import BoardRecord
+    from squeeze.engine.record import BoardRecord
 
     if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
         folder = os.path.dirname(os.path.abspath(pbn_out))
@@ -166,7 +166,7 @@ def deal(
     pbn = d.to_pbn(dealer)
     bid = bid or play
     record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul)
-    played = None
+    board_play = None  # the Play, when the board was played out
     if bid:
         from squeeze.engine.bidding import BiddingSystemError
         from squeeze.engine.play.oracle import SolverUnavailable
@@ -177,16 +177,19 @@ def deal(
         params = _engine_params(settings)
         params = dataclasses.replace(params, seed=seed if seed is not None else rng.getrandbits(31))
         try:
-            played = play_board(board, d, {s: Player(params) for s in Seat}, play=play)
+            record, board_play = play_board(board, d, {s: Player(params) for s in Seat}, play=play)
         except (BiddingSystemError, SolverUnavailable) as exc:
             fail(str(exc))
-        record = played.record
     contract = record.contract
     if pbn_out is not None:
         _write_pbn(pbn_out, record)
-    calls = [{"seat": c.seat.letter, "call": str(c.call), "alert": c.alert, "explanation": c.explanation}
-             for c in (played.calls if played else ())]
-    cards = [{"seat": c.seat.letter, "card": str(c.card), "reason": c.reason} for c in (played.cards if played else ())]
+    # the transcript leaves out the seconds each decision took, so that the same seed prints the same text
+    auction = record.auction
+    calls = [{"seat": auction.seat_of(i).letter, "call": str(call), "alert": note.alert,
+              "explanation": note.explanation} for i, (call, note) in enumerate(zip(auction.calls, record.call_notes))
+             ] if auction is not None else []
+    cards = [{"seat": seat.letter, "card": str(card), "reason": note.reason}
+             for seat, card, note in zip(_card_seats(board_play), record.play, record.card_notes)] if board_play else []
     if as_json:
         out: dict = {"board": board, "dealer": dealer.letter, "vul": vul.pbn, "deal": pbn}
         if bid:
@@ -206,20 +209,25 @@ def deal(
         for c in calls:
             typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
         typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
-    if played is not None and played.play is not None:
+    if board_play is not None:
         typer.echo("")
-        _echo_tricks(played.play, cards)
-        typer.echo(_result_line(played.play, vul))
+        _echo_tricks(board_play, cards)
+        typer.echo(_result_line(board_play, vul))
     elif play:
         typer.echo("Score: 0 (passed out)")
 
 
+def _card_seats(play) -> list[Seat]:
+    """The hand each card of a complete ``Play`` came from, in play order."""
+    return [leader.next(k) for leader, _trick, _winner in play.tricks for k in range(4)]
+
+
 def _write_pbn(path: str, record) -> None:
-    from squeeze.engine.pbn import encode_pbn, format_game
+    from squeeze.engine.pbn import PbnGame, encode_pbn, format_game
 
     try:
         with open(path, "wb") as f:
-            f.write(encode_pbn(format_game(record, score=True)))
+            f.write(encode_pbn(format_game(PbnGame.from_record(record), score=True)))
     except OSError as e:
         fail(f"cannot write {path}: {e.strerror}")
 

@@ -7,65 +7,58 @@ dummy's cards. Tournaments over many boards and an executor build on this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 from typing import Mapping
 
-from squeeze.engine.auction import Auction, Call
-from squeeze.engine.board import BoardRecord, Play
-from squeeze.engine.cards import Card, Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.auction import Auction
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
 from squeeze.engine.player import Player
+from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.engine.view import SeatView
 
-__all__ = ["CallMade", "CardMade", "PlayedBoard", "play_board"]
+__all__ = ["play_board"]
 
 
-@dataclass(frozen=True)
-class CallMade:
-    seat: Seat
-    call: Call
-    alert: bool
-    explanation: str
-
-
-@dataclass(frozen=True)
-class CardMade:
-    seat: Seat  # whose card it is (dummy's cards are chosen by declarer)
-    card: Card
-    reason: str
-
-
-@dataclass(frozen=True)
-class PlayedBoard:
-    record: BoardRecord  # deal, auction, play and result: what PBN export and scoring need
-    calls: tuple[CallMade, ...]
-    cards: tuple[CardMade, ...]
-    play: Play | None  # None when passed out or when only the auction was run
-
-
-def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *, play: bool = True) -> PlayedBoard:
+def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
+               play: bool = True) -> tuple[BoardRecord, Play | None]:
     """Bid ``deal`` as board number ``board`` (which sets dealer and vulnerability) with ``robots[seat]`` at each
-    seat, then, if ``play`` and it was not passed out, play it out. Errors from a robot propagate (``BridgeError``
-    for an illegal call or card)."""
+    seat, then, if ``play`` and it was not passed out, play it out.
+
+    Returns the record, with a ``CallNote`` per call (alert, explanation, seconds the robot took) and a ``CardNote``
+    per card (reason, seconds) and the seconds each side took, and the ``Play`` (``None`` when passed out or when
+    only the auction was run). Errors from a robot propagate (``BridgeError`` for an illegal call or card).
+    """
     dealer, vul = dealer_for_board(board), vul_for_board(board)
     auction = Auction(dealer)
-    calls: list[CallMade] = []
+    call_notes: list[CallNote] = []
+    side_seconds = [0.0, 0.0]  # N-S, E-W
     while not auction.is_complete:
         seat = auction.next_seat
-        choice = robots[seat].bid(SeatView(seat, deal[seat], auction, vul, board=board))
-        calls.append(CallMade(seat, choice.call, choice.alert, choice.describe()))
+        view = SeatView(seat, deal[seat], auction, vul, board=board)
+        start = time.perf_counter()
+        choice = robots[seat].bid(view)
+        seconds = time.perf_counter() - start
+        side_seconds[not seat.is_ns] += seconds
+        call_notes.append(CallNote(choice.alert, choice.describe(), seconds))
         auction = auction.then(choice.call)  # raises on an illegal call
+    common = dict(dealer=dealer, vul=vul, auction=auction, call_notes=call_notes)
     contract = auction.contract
     if not play or contract is None:
-        record = BoardRecord(board=board, deal=deal, dealer=dealer, vul=vul, auction=auction)
-        return PlayedBoard(record, tuple(calls), (), None)
+        record = BoardRecord(board=board, deal=deal, seconds_ns=side_seconds[0], seconds_ew=side_seconds[1], **common)
+        return record, None
     p = Play(deal, contract)
-    cards: list[CardMade] = []
+    card_notes: list[CardNote] = []
     while not p.is_complete:
         mover = p.next_seat
         seat = p.declarer if mover == p.dummy else mover
         view = SeatView.from_play(p, seat, auction=auction, vul=vul, board=board)
+        start = time.perf_counter()
         decision = robots[seat].play(view)
-        cards.append(CardMade(mover, decision.card, decision.reason))
+        seconds = time.perf_counter() - start
+        side_seconds[not seat.is_ns] += seconds
+        card_notes.append(CardNote(decision.reason, seconds))
         p = p.then(decision.card)  # raises IllegalCardError on an illegal card
-    record = BoardRecord.from_play(board, p, dealer=dealer, vul=vul, auction=auction)
-    return PlayedBoard(record, tuple(calls), tuple(cards), p)
+    record = BoardRecord.from_play(board, p, card_notes=card_notes, seconds_ns=side_seconds[0],
+                                   seconds_ew=side_seconds[1], **common)
+    return record, p

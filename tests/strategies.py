@@ -1,8 +1,9 @@
 """Hypothesis strategies for the domain model, shared by every test that wants random bridge values.
 
 ``deals()``, ``calls()``, ``auctions()`` (random *legal* auctions, complete or not), ``contracts()``, ``plays()``
-(random legal card play for a deal and contract), ``board_records()`` and ``pbn_games()`` (a BoardRecord with
-everything PBN can carry besides: tags, notes, NAGs, tables, comments).
+(random legal card play for a deal and contract), ``board_records()`` (with ``notes=True``: call and card notes,
+table and seconds too) and ``pbn_games()`` (a BoardRecord with everything PBN can carry besides: tags, notes, NAGs,
+tables, comments).
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from squeeze.engine.auction import ALL_CALLS, PASS, Auction, Contract
-from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.board import Play
 from squeeze.engine.cards import Card, Deal, Hand, Rank, Seat, Strain, Suit, Vul
+from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
 __all__ = [
     "seats", "suits", "strains", "vuls", "cards", "hands", "deals", "calls", "auctions", "contracts", "plays",
-    "board_records", "pbn_games", "pbn_text", "annotations",
+    "board_records", "pbn_games", "pbn_text", "annotations", "seconds",
 ]
 
 seats = lambda: st.sampled_from(list(Seat))  # noqa: E731
@@ -91,8 +93,16 @@ def pbn_text(max_size: int = 16, *, safe: bool = False) -> st.SearchStrategy[str
     return st.text(alphabet, max_size=max_size).filter(lambda s: s != "?" and not s.startswith("#"))
 
 
+def seconds() -> st.SearchStrategy[float | None]:
+    """A decision's or a side's time: not measured, or finite and non-negative (a whole number now and then)."""
+    return st.none() | st.floats(0, 1e5, allow_nan=False, allow_infinity=False) | st.integers(0, 600).map(float)
+
+
 @st.composite
-def board_records(draw, *, safe_text: bool = False, allow_no_auction: bool = True) -> BoardRecord:
+def board_records(draw, *, safe_text: bool = False, allow_no_auction: bool = True, notes: bool = False,
+                  note_text: st.SearchStrategy[str] | None = None) -> BoardRecord:
+    """A random consistent record. ``notes``: also a note per call and per card (each list present or not), a
+    table name and the seconds of each side; their texts come from ``note_text`` (default ``pbn_text``)."""
     deal = draw(deals())
     board = draw(st.integers(1, 64))
     dealer = draw(seats())
@@ -125,9 +135,21 @@ def board_records(draw, *, safe_text: bool = False, allow_no_auction: bool = Tru
             result = p.declarer_tricks
     text = pbn_text(safe=safe_text)
     players = draw(st.dictionaries(seats(), text, max_size=4))
+    extra: dict = {}
+    if notes:
+        words = pbn_text(safe=safe_text) if note_text is None else note_text
+        n_calls = len(auction.calls) if auction is not None else 0
+        if n_calls and draw(st.booleans()):
+            extra["call_notes"] = draw(st.lists(st.builds(CallNote, st.booleans(), words, seconds()),
+                                                min_size=n_calls, max_size=n_calls))
+        if play and draw(st.booleans()):
+            extra["card_notes"] = draw(st.lists(st.builds(CardNote, words, seconds()),
+                                                min_size=len(play), max_size=len(play)))
+        extra.update(table=draw(text), seconds_ns=draw(seconds()), seconds_ew=draw(seconds()))
     return BoardRecord(
         board=board, deal=deal, dealer=dealer, vul=vul, auction=auction, play=play, result=result,
         contract=contract, players=players, event=draw(text), room=draw(st.sampled_from(["", "Open", "Closed"])),
+        **extra,
     )
 
 

@@ -7,9 +7,10 @@ import pytest
 
 from squeeze.engine.auction import (Auction, AuctionEndedError, Call, Contract, IllegalCallError, IllegalDoubleError,
                             IllegalRedoubleError, InsufficientBidError, PASS)
-from squeeze.engine.board import BoardRecord, IllegalCardError, Play, trick_winner
+from squeeze.engine.board import IllegalCardError, Play, trick_winner
 from squeeze.engine.cards import (BridgeError, Card, Deal, Hand, InvalidDealError, ParseError, Rank, Seat, Strain, Suit,
                           Vul, dealer_for_board, vul_for_board)
+from squeeze.engine.record import BoardRecord
 
 DEAL = "N:AK94.T82.K73.QJ5 Q76.AJ5.T862.T92 JT3.KQ973.AQ4.84 852.64.J95.AK763"
 

@@ -95,6 +95,18 @@ def test_deal_play_bids_plays_and_scores_a_whole_board(tmp_path):
     assert rec.score_ns() == out["score_ns"]
 
 
+def test_deal_pbn_notes_the_alerted_calls_with_their_explanations(tmp_path):
+    from squeeze.engine.pbn import read_pbn
+
+    out_pbn = tmp_path / "board.pbn"
+    r = run("deal", "--board", "2", "--seed", "8", "--bid", "--json", "--pbn", str(out_pbn))
+    assert r.returncode == 0, r.stderr
+    alerted = {i: c["explanation"] for i, c in enumerate(json.loads(r.stdout)["auction"]) if c["alert"]}
+    assert alerted  # (this board has a Michaels cue bid)
+    (game,) = read_pbn(out_pbn.read_bytes(), strict=True).games
+    assert {i: a.note for i, a in game.call_annotations.items()} == alerted
+
+
 def test_deal_play_of_a_passed_out_board_scores_zero():
     r = run("deal", "--board", "1", "--seed", "6", "--play")
     assert r.returncode == 0, r.stderr

@@ -25,27 +25,40 @@ def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
     deal = Deal.random(random.Random(2))
     params = PlayerParams(play=SETTINGS, seed=5)
     runs = [play_board(1, deal, {s: Player(params, oracle=ORACLE) for s in Seat}) for _ in (0, 1)]
-    a, b = runs
-    assert a.record.auction is not None and a.record.auction.is_complete and a.record.contract is not None
-    assert a.play is not None and a.play.is_complete and len(a.cards) == 52
-    assert a.record.result == a.play.declarer_tricks
-    for made, card in zip(a.cards, a.play.cards):
-        assert made.card == card and made.reason
-    assert (a.calls, a.cards) == (b.calls, b.cards)
+    (a, play_a), (b, _) = runs
+    assert a.auction is not None and a.auction.is_complete and a.contract is not None
+    assert play_a is not None and play_a.is_complete and a.play == play_a.cards and len(a.card_notes) == 52
+    assert a.result == play_a.declarer_tricks
+    assert len(a.call_notes) == len(a.auction.calls) and all(n.explanation for n in a.call_notes)
+    assert all(n.reason for n in a.card_notes)
+    # every decision was timed, and each side's time is the sum of its own decisions
+    seats = [a.auction.seat_of(i) for i in range(len(a.auction.calls))]
+    seats += [play_a.declarer if s == play_a.dummy else s
+              for leader, _t, _w in play_a.tricks for s in (leader.next(k) for k in range(4))]
+    notes = a.call_notes + a.card_notes
+    assert all(n.seconds is not None and n.seconds >= 0 for n in notes)
+    assert a.seconds_ns == pytest.approx(sum(n.seconds for s, n in zip(seats, notes) if s.is_ns))
+    assert a.seconds_ew == pytest.approx(sum(n.seconds for s, n in zip(seats, notes) if not s.is_ns))
+
+    def untimed(rec):
+        return ([(n.alert, n.explanation) for n in rec.call_notes], [n.reason for n in rec.card_notes], rec.play)
+
+    assert untimed(a) == untimed(b)
 
 
 def test_a_passed_out_board_has_no_play():
     deal = Deal.random(random.Random(6))  # four passes in SAYC on board 1
-    played = play_board(1, deal, {s: Player() for s in Seat})  # no oracle needed: nobody plays a card
-    assert played.record.auction is not None and played.record.auction.is_passed_out
-    assert played.play is None and played.cards == () and len(played.calls) == 4
-    assert played.record.result is None and played.record.score_ns() == 0
+    record, play = play_board(1, deal, {s: Player() for s in Seat})  # no oracle needed: nobody plays a card
+    assert record.auction is not None and record.auction.is_passed_out
+    assert play is None and record.card_notes == () and len(record.call_notes) == 4
+    assert record.result is None and record.score_ns() == 0
 
 
 def test_bidding_only_stops_after_the_auction():
     deal = Deal.random(random.Random(2))
-    played = play_board(1, deal, {s: Player() for s in Seat}, play=False)
-    assert played.record.contract is not None and played.play is None and played.cards == ()
+    record, play = play_board(1, deal, {s: Player() for s in Seat}, play=False)
+    assert record.contract is not None and play is None and record.play == () and record.card_notes == ()
+    assert len(record.call_notes) == len(record.auction.calls)
 
 
 def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():

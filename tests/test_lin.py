@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from squeeze.engine.auction import Auction
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Deal, Seat
 from squeeze.engine.lin import LinError, lin_board, read_lin, write_lin, write_lin_match
 from squeeze.engine.pbn import Annotation, PbnGame, read_pbn

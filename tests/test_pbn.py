@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from squeeze.engine.auction import Auction, Contract
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Card, Deal, Seat, Vul
 from squeeze.engine.pbn import (MANDATORY_TAGS, Annotation, PbnError, PbnGame, PbnTable, encode_pbn, read_pbn,
                         write_pbn)

@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings
 import random
 
 from squeeze.engine.auction import Auction
-from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, dealer_for_board
 from squeeze.engine.pbn import Annotation, PbnGame, read_pbn, write_pbn
+from squeeze.engine.record import BoardRecord
 
 from strategies import pbn_games
 

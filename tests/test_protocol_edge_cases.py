@@ -8,7 +8,7 @@ import random
 import pytest
 
 from squeeze.engine.auction import Call
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Card, Deal, Seat, Vul
 from squeeze.protocol import messages as m
 from squeeze.protocol.client import (

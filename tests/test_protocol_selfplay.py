@@ -9,8 +9,9 @@ import time
 from collections import defaultdict
 
 from squeeze.engine.auction import ALL_CALLS, PASS, Auction
-from squeeze.engine.board import BoardRecord, Play
+from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.record import BoardRecord
 from squeeze.protocol.client import BoardComplete, ClientMachine
 from squeeze.protocol.loopback import Loopback
 from squeeze.protocol.table import TableMachine

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.protocol import messages as m
 from squeeze.protocol.client import ClientMachine

@@ -9,7 +9,7 @@ from collections import defaultdict
 import pytest
 
 from squeeze.engine.auction import Auction, Call
-from squeeze.engine.board import BoardRecord
+from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Card, Deal, Seat, Vul
 from squeeze.protocol import messages as m
 from squeeze.protocol.client import BoardComplete, CallRequested, CardRequested, ClientMachine

@@ -1,0 +1,134 @@
+"""``robot.stats``: the statistics of a comparison (matches, self-play, the αμ bench). The figures they print are
+only as good as these."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from squeeze.engine.cards import BridgeError
+from squeeze.robot import stats
+
+
+def test_rate_and_standard_error():
+    rate, se = stats.mean_se([1.0, 0.0, 1.0, 0.0])
+    assert rate == 0.5
+    assert se == pytest.approx(math.sqrt((4 * 0.25 / 3) / 4))
+    assert math.isnan(stats.mean_se([1.0])[1])
+    assert all(math.isnan(x) for x in stats.mean_se([]))
+
+
+@pytest.mark.parametrize("b,c", [(0, 0), (4, 6), (1, 9), (0, 7), (12, 3)])
+def test_sign_flip_on_single_games_is_the_exact_mcnemar_test(b, c):
+    diffs = [1.0] * b + [-1.0] * c + [0.0] * 20  # ties carry no information either way
+    assert stats.sign_flip_p(diffs) == pytest.approx(stats.mcnemar_p(b, c), abs=1e-12)
+
+
+def test_mcnemar_known_values():
+    assert stats.mcnemar_p(0, 7) == pytest.approx(2 / 2 ** 7)
+    assert stats.mcnemar_p(5, 5) == 1.0
+
+
+def test_sign_flip_monte_carlo_agrees_with_the_binomial_tail():
+    # 30 deals, 20 better and 10 worse by one game: Monte Carlo beyond 16 deals must match the exact tail.
+    diffs = [1.0] * 20 + [-1.0] * 10
+    assert stats.sign_flip_p(diffs) == pytest.approx(stats.mcnemar_p(20, 10), abs=0.005)
+
+
+def test_sign_flip_weighs_the_size_of_each_deals_difference():
+    # Several games per deal: sizes count, not just signs. Of the 8 sign patterns of (1, 1, -0.1), only
+    # (1, 1, +-0.1) and its mirror reach |sum| >= 1.9; counting signs alone (2 better, 1 worse) would give p = 1.
+    assert stats.sign_flip_p([1.0, 1.0, -0.1]) == pytest.approx(4 / 8)
+    assert stats.mcnemar_p(2, 1) == 1.0
+    assert stats.sign_flip_p([0.5] * 6) == pytest.approx(2 / 64)
+
+
+def test_paired_differences_and_interval():
+    assert stats.paired_differences([1, 0, 3], [2, 0, 1]) == [1, 0, -2]
+    with pytest.raises(BridgeError, match="same boards: 2 results against 3"):
+        stats.paired_differences([1, 2], [1, 2, 3])
+    assert stats.interval95(1.0, 0.5) == pytest.approx((1.0 - 0.979982, 1.0 + 0.979982))
+    assert stats.normal_cdf(stats.Z95) == pytest.approx(0.975, abs=1e-12)
+
+
+def test_normal_cdf_known_values():
+    assert stats.normal_cdf(0.0) == 0.5
+    assert stats.normal_cdf(1.0) == pytest.approx(0.8413447460685429, abs=1e-12)
+    assert stats.normal_cdf(-2.0) == pytest.approx(0.022750131948179195, abs=1e-12)
+
+
+def test_los_is_the_normal_probability_of_a_positive_mean():
+    assert stats.los(0.0, 1.0) == 0.5
+    assert stats.los(1.0, 1.0) == pytest.approx(0.8413447460685429)
+    assert stats.los(-1.0, 1.0) == pytest.approx(1 - 0.8413447460685429)
+    assert (stats.los(2.0, 0.0), stats.los(-2.0, 0.0), stats.los(0.0, 0.0)) == (1.0, 0.0, 0.5)
+    assert math.isnan(stats.los(1.0, math.nan))
+
+
+def test_imp_summary_of_a_match():
+    swings = [3, -1, 0, 0, 12, -6, 1, 0]
+    s = stats.imp_summary(swings)
+    mean, se = stats.mean_se(swings)
+    assert (s.boards, s.mean, s.se) == (8, mean, se) and mean == pytest.approx(9 / 8)
+    assert (s.low, s.high) == pytest.approx((mean - 1.959963984540054 * se, mean + 1.959963984540054 * se))
+    assert s.los == pytest.approx(stats.normal_cdf(mean / se))
+    empty = stats.imp_summary([])
+    assert empty.boards == 0 and math.isnan(empty.mean) and math.isnan(empty.los)
+
+
+def test_imp_interval_covers_the_true_mean_about_95_percent_of_the_time():
+    # 400 simulated 64-board matches with a true edge of 0.5 IMP/board and sigma 6: the interval is honest.
+    rng = random.Random(7)
+    covered = 0
+    for _ in range(400):
+        s = stats.imp_summary([rng.gauss(0.5, 6.0) for _ in range(64)])
+        covered += s.low <= 0.5 <= s.high
+    assert 0.91 <= covered / 400 <= 0.98
+
+
+@pytest.mark.parametrize("boards, margin, vp", [
+    (16, 0, 10.0),     # a tie: 10.00-10.00 (every WBF table)
+    (16, 60, 20.0),    # the blitz: 15 * sqrt(16) = 60 IMPs
+    (16, 75, 20.0),    # beyond it, still 20
+    (16, 1, 10.31),    # the formula's own values, to two decimals (anchors against a change of formula)
+    (16, 10, 12.80),
+    (16, 30, 16.73),
+    (16, 59, 19.92),   # one IMP short of the blitz
+    (24, 73, 19.97),   # 15 * sqrt(24) = 73.48: 73 is short of it, 74 beyond
+    (24, 74, 20.0),
+    (12, 52, 20.0),    # 15 * sqrt(12) = 51.96
+])
+def test_wbf_victory_points_at_known_margins(boards, margin, vp):
+    winner, loser = stats.victory_points(margin, boards)
+    assert round(winner, 2) == vp and winner + loser == pytest.approx(20.0)
+
+
+def test_wbf_victory_points_reach_twenty_exactly_at_the_blitz():
+    assert stats.victory_points(15 * math.sqrt(10), 10)[0] == pytest.approx(20.0, abs=1e-12)
+    assert stats.victory_points(15 * math.sqrt(10) - 0.01, 10)[0] < 20.0
+
+
+@given(st.integers(1, 128), st.floats(0, 200))
+def test_wbf_victory_points_are_symmetric_increasing_and_concave(boards, margin):
+    won, lost = stats.victory_points(margin, boards)
+    assert stats.victory_points(-margin, boards) == pytest.approx((lost, won))
+    assert 10.0 <= won <= 20.0 and won + lost == pytest.approx(20.0)
+    more, _ = stats.victory_points(margin + 1, boards)
+    assert more >= won
+    # concave: the next IMP is worth no more than this one was
+    if margin >= 1:
+        assert more - won <= won - stats.victory_points(margin - 1, boards)[0] + 1e-12
+
+
+@pytest.mark.parametrize("margin, boards, message", [
+    (3, 0, "at least one board"),
+    (3, 2.5, "at least one board"),
+    (math.nan, 16, "finite"),
+])
+def test_victory_points_refuse_what_is_not_a_match(margin, boards, message):
+    with pytest.raises(BridgeError, match=message):
+        stats.victory_points(margin, boards)
