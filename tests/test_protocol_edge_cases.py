@@ -359,13 +359,19 @@ def test_edge_16_client_never_sends_an_illegal_call():
 # --- play -------------------------------------------------------------------------------------------------------
 
 
-def west_at_lead():
+def west_after_auction():
+    """West, after the whole auction (West's own final pass among it), the events it caused not yet taken."""
     w = client_at("auction", seat=W)
     for caller, line in NOTE_CALLS:
         if caller == W:
             w.send_call(Call.parse("P"))
         else:
             w.receive_line(line)
+    return w
+
+
+def west_at_lead():
+    w = west_after_auction()
     assert [type(e) for e in w.take_events()] == [AuctionComplete]  # caused by our own final pass
     return w
 
@@ -373,12 +379,7 @@ def west_at_lead():
 def test_events_our_own_call_or_card_causes_are_never_lost():
     """``send_call``/``send_card`` queue what they cause: taken once by ``take_events()``, or else handed over at
     the head of the next ``receive_line`` (so a caller that forgets to take them still gets them, in order)."""
-    w = client_at("auction", seat=W)
-    for caller, line in NOTE_CALLS:
-        if caller == W:
-            w.send_call(Call.parse("P"))
-        else:
-            w.receive_line(line)
+    w = west_after_auction()
     events = w.receive_line("West to lead")  # AuctionComplete was never taken
     assert [type(e) for e in events] == [AuctionComplete, CardRequested]
     assert w.take_events() == []
