@@ -127,6 +127,7 @@ class SeatAgent:
     def __init__(self, options: AgentOptions, params: PlayerParams, *, worker: Optional[DecisionWorker] = None):
         self.options = options
         self.params = params
+        self._owns_worker = worker is None  # a worker handed in (tests, a match reusing processes) outlives the run
         self.worker = worker or DecisionWorker(params)
         self.machine = ClientMachine(
             options.team, options.seat, version=options.protocol_version,
@@ -147,12 +148,14 @@ class SeatAgent:
         if o.transcript is not None:
             self._transcript = open(o.transcript, "a", encoding="utf-8")
         try:
-            await self.worker.start()
+            if not self.worker.started:
+                await self.worker.start()
             return await self._run()
         finally:
             if self._pending is not None:
                 self._pending.task.cancel()
-            self.worker.close()
+            if self._owns_worker:
+                self.worker.close()
             if self._transcript is not None:
                 self._transcript.close()
 

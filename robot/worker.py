@@ -91,6 +91,10 @@ class DecisionWorker:
     def pid(self) -> Optional[int]:
         return None if self._proc is None else self._proc.pid
 
+    @property
+    def started(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
+
     async def start(self) -> None:
         """Start the process and wait until its ``Player`` is built (raises ``WorkerFailed`` if it cannot)."""
         parent, child = self._ctx.Pipe()
