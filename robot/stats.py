@@ -6,6 +6,7 @@
   beyond); ``mcnemar_p``: the exact McNemar test on discordant pairs.
 - ``imp_summary``: IMPs per board with standard error, 95% interval and likelihood of superiority (``los``).
 - ``victory_points``: the WBF 20-VP continuous scale (2013) for a match's IMP margin.
+- ``Sprt``: the sequential test that stops a self-play run once it decides between two IMP-per-board edges.
 
 numpy is the only dependency (for the sign-flip test); the normal distribution comes from ``math.erf`` and the
 binomial from ``math.comb``.
@@ -33,6 +34,8 @@ __all__ = [
     "ImpSummary",
     "imp_summary",
     "victory_points",
+    "Sprt",
+    "SprtResult",
 ]
 
 #: The two-sided 95% point of the standard normal distribution, Phi^-1(0.975).
@@ -160,3 +163,82 @@ def victory_points(imp_margin: float, boards: int) -> tuple[float, float]:
     blitz = 15.0 * math.sqrt(boards)
     winner = min(_VP_MAX, 10.0 + 10.0 * (1.0 - _TAU ** (3.0 * abs(imp_margin) / blitz)) / (1.0 - _TAU ** 3))
     return (winner, _VP_MAX - winner) if imp_margin >= 0 else (_VP_MAX - winner, winner)
+
+
+# --- the sequential test ---------------------------------------------------------------------------------------
+# A run of A against B stops as soon as the evidence decides between H0: "A gains m0 IMPs per board" and H1: "A
+# gains m1" (m0 < m1), with error rates alpha (accepting H1 when H0 is true) and beta. IMPs per board are treated as
+# normal with the variance estimated from the boards so far (the generalised SPRT that chess tools run on game
+# pairs): after n boards of mean x and variance s^2,
+#     LLR = n * (m1 - m0) * (x - (m0 + m1) / 2) / s^2,
+# the log-likelihood ratio of H1 to H0, and Wald's bounds are ln(beta / (1 - alpha)) below and
+# ln((1 - beta) / alpha) above. Early on the variance estimate is poor, so no verdict is given before
+# ``min_boards`` boards (a self-play run's first boards decide nothing in practice).
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    boards: int
+    llr: float
+    lower: float
+    upper: float
+    verdict: str  # "H1" (A gains m1 rather than m0), "H0" (m0 rather than m1), or "continue"
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A sequential probability ratio test on IMPs per board (see above): ``Sprt(0, 0.5).test(swings)``."""
+
+    m0: float
+    m1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    min_boards: int = 30
+
+    def __post_init__(self) -> None:
+        if not self.m0 < self.m1:
+            raise BridgeError(f"the SPRT needs m0 < m1, got {self.m0} and {self.m1}")
+        for name in ("alpha", "beta"):
+            p = getattr(self, name)
+            if not 0.0 < p < 0.5:
+                raise BridgeError(f"{name} must be between 0 and 0.5, got {p}")
+        if self.min_boards < 2:
+            raise BridgeError(f"min_boards must be at least 2, got {self.min_boards}")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr_curve(self, swings: Sequence[float]) -> np.ndarray:
+        """The log-likelihood ratio after each board (0 for the first, whose variance is unknown)."""
+        x = np.asarray(swings, dtype=float)
+        n = np.arange(1, len(x) + 1)
+        mean = np.cumsum(x) / n
+        var = np.cumsum(x * x) / n - mean * mean
+        var = np.where(var > 1e-12, var, 1e-9)  # every board the same so far: any drift is decisive, rightly
+        out = n * (self.m1 - self.m0) * (mean - (self.m0 + self.m1) / 2) / var
+        out[:1] = 0.0
+        return out
+
+    def llr(self, swings: Sequence[float]) -> float:
+        return float(self.llr_curve(swings)[-1]) if len(swings) else 0.0
+
+    def test(self, swings: Sequence[float]) -> SprtResult:
+        """The verdict after all of ``swings`` (the run stops at the first board whose verdict is not "continue")."""
+        lower, upper = self.bounds
+        llr = self.llr(swings)
+        verdict = "continue"
+        if len(swings) >= self.min_boards:
+            verdict = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
+        return SprtResult(len(swings), llr, lower, upper, verdict)
+
+    def first_verdict(self, swings: Sequence[float]) -> SprtResult:
+        """Where a run fed ``swings`` board by board would have stopped (or the state after all of them)."""
+        lower, upper = self.bounds
+        curve = self.llr_curve(swings)
+        decided = np.nonzero((curve >= upper) | (curve <= lower))[0]
+        decided = decided[decided >= self.min_boards - 1]
+        if len(decided) == 0:
+            return self.test(swings)
+        k = int(decided[0])
+        return SprtResult(k + 1, float(curve[k]), lower, upper, "H1" if curve[k] >= upper else "H0")

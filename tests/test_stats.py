@@ -6,12 +6,14 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from squeeze.engine.cards import BridgeError
 from squeeze.robot import stats
+from squeeze.robot.stats import Sprt
 
 
 def test_rate_and_standard_error():
@@ -132,3 +134,38 @@ def test_wbf_victory_points_are_symmetric_increasing_and_concave(boards, margin)
 def test_victory_points_refuse_what_is_not_a_match(margin, boards, message):
     with pytest.raises(BridgeError, match=message):
         stats.victory_points(margin, boards)
+
+
+# --- SPRT on synthetic IMP streams -----------------------------------------------------------------------------
+
+def _imp_stream(rng: np.random.Generator, edge: float, boards: int) -> np.ndarray:
+    """IMP-like swings: mostly small, a few large, rounded to whole IMPs, with a true mean of ``edge``."""
+    raw = rng.standard_t(4, size=boards) * 4.2  # heavy tails, sd about 6 IMPs as in robot matches
+    return np.round(raw) + edge
+
+
+def test_sprt_accepts_h1_at_a_large_edge_and_h0_at_none():
+    rng = np.random.default_rng(7)
+    test = Sprt(0.0, 1.0)
+    assert test.first_verdict(_imp_stream(rng, 3.0, 5000)).verdict == "H1"
+    assert test.first_verdict(_imp_stream(rng, -1.0, 5000)).verdict == "H0"
+    early = test.test(_imp_stream(rng, 3.0, 10))
+    assert early.verdict == "continue" and early.boards == 10  # never before min_boards
+
+
+@pytest.mark.parametrize("edge,wrong", [(0.0, "H1"), (1.0, "H0")])
+def test_sprt_error_rates_are_near_the_requested_ones(edge, wrong):
+    """Over many simulated runs, the wrong verdict comes about as often as alpha (or beta) allows, not more."""
+    rng = np.random.default_rng(11 if edge == 0 else 12)
+    test = Sprt(0.0, 1.0, alpha=0.05, beta=0.05)
+    verdicts = [test.first_verdict(_imp_stream(rng, edge, 4000)).verdict for _ in range(600)]
+    rate = verdicts.count(wrong) / len(verdicts)
+    assert verdicts.count("continue") < 30
+    assert rate < 0.085, rate  # requested 0.05; sampling noise at 600 runs is about 0.009
+
+
+def test_sprt_refuses_nonsense_bounds():
+    with pytest.raises(BridgeError):
+        Sprt(0.5, 0.0)
+    with pytest.raises(BridgeError):
+        Sprt(0.0, 0.5, alpha=0.7)
