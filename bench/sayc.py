@@ -11,7 +11,7 @@ it, ``parent_id``); a fixed hash of the root id puts about a third of the roots 
 records), the rest is the tuning part. Every figure is printed for the whole file, the tuning part and the
 held-out part. ``--show`` prints misses of the tuning part only: rules are never tuned on the held-out part.
 
-    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE]
+    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE] [--rules FILE]
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="every 3rd record only")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--show", default="", help="print the misses of this category ('all' for every one)")
+    ap.add_argument("--rules", default="", help="rule file (.toml) to use instead of the packaged sayc")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "sayc_results.jsonl")
     args = ap.parse_args()
 
@@ -54,7 +55,8 @@ def main() -> None:
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"], input=payload, capture_output=True, text=True,
+        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"] + (["--system", args.rules] if args.rules else []),
+        input=payload, capture_output=True, text=True,
         cwd=ROOT,
     )
     elapsed = time.perf_counter() - t0
@@ -127,7 +129,7 @@ def main() -> None:
     from squeeze.engine.bidding import Bidder
     from squeeze.engine.cards import Hand, Seat, Vul
 
-    bidder = Bidder("sayc")
+    bidder = Bidder(args.rules or "sayc")
     times = []
     for r in recs:
         h = Hand.parse(r["hand"])
