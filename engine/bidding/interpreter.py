@@ -192,9 +192,11 @@ class Bidder:
                 env.update(_SAFE_BUILTINS)
                 env["__builtins__"] = {}
                 rngs = []
-                # last-resort rules (priority under 10: family fallbacks, the catch-all defaults) are read only when
-                # no rule proper makes the call: a hand rarely gets that far, and they would blur the range shown
-                proper = [c for c in producers if c.rule.spec.priority >= 10] or producers
+                # last-resort rules (priority under 10: family fallbacks; the catch-all defaults and the values
+                # layer, which bid on combined strength) are read only when no rule proper makes the call: a hand
+                # rarely gets that far, and they would blur the range the system's own rule shows
+                proper = [c for c in producers if c.rule.spec.priority >= 10
+                          and c.rule.spec.group not in ("defaults", "values")] or producers
                 for c in proper:
                     env.update(c.bindings)
                     rngs.append(strength_range(c.rule.when_tree, env))
@@ -266,6 +268,11 @@ class Bidder:
             if x.candidate is not None:
                 lo, hi = max(lo, x.hcp_lo), min(hi, x.hcp_hi)
         st["plo"], st["phi"] = lo, hi
+        mlo, mhi = 0, 37
+        for x in mine:
+            if x.candidate is not None:
+                mlo, mhi = max(mlo, x.hcp_lo), min(mhi, x.hcp_hi)
+        st["mylo"], st["myhi"] = mlo, max(mlo, mhi)  # what my own calls have shown (the same estimate)
         # the fewest cards partner has shown in each suit (from the length hulls of the rules that made his calls)
         plen = [0, 0, 0, 0]
         for x in part:
