@@ -312,6 +312,18 @@ class Bidder:
                 dbl = 2
         st["doubled"] = dbl == 1
         st["redoubled"] = dbl == 2
+        # "stuck": our side's last bid is doubled or redoubled in a strain our side never showed (an artificial
+        # call, or a suit neither of us bid naturally): passing would leave us there (issue 24)
+        stuck = False
+        if dbl and last is not None:
+            bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
+            if rd[bid_i].seat.same_side(me):
+                ours_rd = [x for x in rd if x.seat.same_side(me)]
+                if last.strain == 4:
+                    stuck = not any(x.natural_nt for x in ours_rd)
+                else:
+                    stuck = not any(x.shown_suit == int(last.strain) for x in ours_rd)
+        st["stuck"] = stuck
         return st
 
     def candidates(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[Candidate, ...]:
