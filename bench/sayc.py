@@ -6,13 +6,19 @@ z3b as of 2013, TricksterBots' SAYC bot as of 2025), the no-call rate, the most 
 the time per call. Records with an ``issues`` field are excluded. Per-record results go to --out (default
 bench/out/sayc_results.jsonl) so regressions show per id.
 
-    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE]
+Held-out split (issue 21): every record belongs to a *root test* (an explicit vector and the derived subtests of
+it, ``parent_id``); a fixed hash of the root id puts about a third of the roots in the held-out part (338 of 987
+records), the rest is the tuning part. Every figure is printed for the whole file, the tuning part and the
+held-out part. ``--show`` prints misses of the tuning part only: rules are never tuned on the held-out part.
+
+    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE] [--rules FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import subprocess
 import sys
@@ -23,11 +29,18 @@ DATA = Path("/work/shared/research/bidding/sayc_dev.jsonl")
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def held_out(rec: dict) -> bool:
+    """The fixed held-out third: by root test (an explicit vector together with its derived subtests)."""
+    root = rec.get("parent_id") or rec["id"]
+    return int(hashlib.sha256(("squeeze-holdout:" + root).encode()).hexdigest(), 16) % 3 == 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="every 3rd record only")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--show", default="", help="print the misses of this category ('all' for every one)")
+    ap.add_argument("--rules", default="", help="rule file (.toml) to use instead of the packaged sayc")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "sayc_results.jsonl")
     args = ap.parse_args()
 
@@ -42,7 +55,8 @@ def main() -> None:
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"], input=payload, capture_output=True, text=True,
+        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"] + (["--system", args.rules] if args.rules else []),
+        input=payload, capture_output=True, text=True,
         cwd=ROOT,
     )
     elapsed = time.perf_counter() - t0
@@ -68,17 +82,26 @@ def main() -> None:
     explicit = [r for r in recs if r["kind"] == "explicit"]
     n = len(recs)
     nocall = sum(1 for r in recs if not ours(r))
-    print(f"records: {n} ({len(explicit)} explicit); wall {elapsed:.1f}s for the batch "
-          f"({1000 * elapsed / max(1, n):.2f} ms per call incl. start-up)")
-    print(f"{'':28s} {'squeeze':>14s} {'z3b 2013':>14s} {'trickster':>14s}")
+    tune = [r for r in recs if not held_out(r)]
+    hold = [r for r in recs if held_out(r)]
+    print(f"records: {n} ({len(explicit)} explicit; tuning part {len(tune)}, held-out part {len(hold)}); "
+          f"wall {elapsed:.1f}s for the batch ({1000 * elapsed / max(1, n):.2f} ms per call incl. start-up)")
+    print(f"{'':28s} {'squeeze all':>14s} {'tuning part':>14s} {'held-out':>14s} {'z3b 2013':>12s} "
+          f"{'trickster':>14s}")
+
+    def pct(rs, key=ours):
+        return agree(rs, key) / len(rs) if rs else float("nan")
 
     def row(name, rs):
         a, z = agree(rs, ours), agree(rs, z3b)
+        tu = [r for r in rs if not held_out(r)]
+        ho = [r for r in rs if held_out(r)]
         ex = [r for r in rs if r["kind"] == "explicit"]
         t = agree(ex, tri)
-        print(f"{name:28s} {a:4d}/{len(rs):<4d} {a / len(rs):5.1%} {z:4d} {z / len(rs):6.1%}   "
+        print(f"{name:28s} {a:4d}/{len(rs):<4d} {a / len(rs):5.1%} {agree(tu, ours):4d}/{len(tu):<4d}{pct(tu):6.1%} "
+              f"{agree(ho, ours):4d}/{len(ho):<4d}{pct(ho):6.1%} {z:4d} {z / len(rs):6.1%}   "
               f"{t:4d}/{len(ex):<4d}{(t / len(ex)) if ex else 0:5.1%}")
-        return a / len(rs)
+        return a / len(rs), pct(tu), pct(ho)
 
     overall = row("ALL", recs)
     row("explicit only", explicit)
@@ -89,10 +112,11 @@ def main() -> None:
     for p in sorted({r["phase"] for r in recs}):
         row(p, [r for r in recs if r["phase"] == p])
     print(f"no-call results: {nocall}")
-    conf = collections.Counter((r["expected"], ours(r)) for r in recs if ours(r) != r["expected"])
-    print("top misses (expected -> got):", ", ".join(f"{e}->{g}:{k}" for (e, g), k in conf.most_common(12)))
+    conf = collections.Counter((r["expected"], ours(r)) for r in tune if ours(r) != r["expected"])
+    print("top misses of the tuning part (expected -> got):",
+          ", ".join(f"{e}->{g}:{k}" for (e, g), k in conf.most_common(12)))
     if args.show:
-        for r in recs:
+        for r in tune:
             if ours(r) != r["expected"] and args.show in ("all", r["category"], r["group"]):
                 o = got.get(r["id"], {})
                 print(f"{r['id']} [{r['group'][5:]}] {r['hand']:20s} {' '.join(r['auction']) or '-':28s} "
@@ -105,7 +129,7 @@ def main() -> None:
     from squeeze.engine.bidding import Bidder
     from squeeze.engine.cards import Hand, Seat, Vul
 
-    bidder = Bidder("sayc")
+    bidder = Bidder(args.rules or "sayc")
     times = []
     for r in recs:
         h = Hand.parse(r["hand"])
@@ -145,9 +169,12 @@ def main() -> None:
                 thin += 1
     print(f"self-play {n_deals} deals: {game_sides} sides with 26+ HCP, {missed} without a game "
           f"({missed / max(1, game_sides):.0%}); {thin} undoubled games bid on fewer than 20 HCP")
-    worst = min(percat, key=percat.get)
-    print(f"RESULT agreement={overall:.3f} records={n} explicit={agree(explicit, ours) / len(explicit):.3f} "
-          f"worst_category={worst} worst={percat[worst]:.3f} nocall={nocall} call_ms_mean={mean_ms:.2f} "
+    worst = min(percat, key=lambda c: percat[c][0])
+    worst_ho = min(percat, key=lambda c: percat[c][2])
+    print(f"RESULT agreement={overall[0]:.3f} tuning={overall[1]:.3f} heldout={overall[2]:.3f} "
+          f"gap={overall[1] - overall[2]:.3f} records={n} explicit={agree(explicit, ours) / len(explicit):.3f} "
+          f"worst_category={worst} worst={percat[worst][0]:.3f} worst_heldout_category={worst_ho} "
+          f"worst_heldout={percat[worst_ho][2]:.3f} nocall={nocall} call_ms_mean={mean_ms:.2f} "
           f"call_ms_p99={p99_ms:.2f} budget_ratio={mean_ms / 10:.3f} selfplay_missed_games={missed / max(1, game_sides):.2f}")
 
 

@@ -1,4 +1,4 @@
-"""Duplicate scoring: contract scores, the IMP table, matchpoints, Butler and cross-IMPs.
+"""Duplicate scoring: contract scores, the IMP table, matchpoints, Butler and cross-IMPs, the par score.
 
 All scores are from the declaring side's point of view unless a function says otherwise (``score`` is negative when
 the contract goes down). Rules: the Laws of Duplicate Bridge, scoring table (2017), as summarised in
@@ -12,9 +12,10 @@ from statistics import mean
 from typing import Sequence
 
 from .auction import Contract
-from .cards import BridgeError, Strain
+from .cards import BridgeError, Seat, Strain, Vul
 
-__all__ = ["score", "imps", "IMP_BOUNDARIES", "matchpoints", "matchpoint_percentages", "butler_imps", "cross_imps"]
+__all__ = ["score", "imps", "IMP_BOUNDARIES", "matchpoints", "matchpoint_percentages", "butler_imps", "cross_imps",
+           "par"]
 
 
 def _trick_value(strain: Strain, odd_tricks: int) -> int:
@@ -118,3 +119,28 @@ def cross_imps(scores: Sequence[float]) -> list[float]:
     if n < 2:
         return [0.0] * n
     return [sum(imps(s - t) for j, t in enumerate(scores) if j != i) / (n - 1) for i, s in enumerate(scores)]
+
+
+def par(tricks, vul: Vul) -> tuple[int, Contract | None]:
+    """The par of a deal: ``(score for North-South, par contract with its declarer)``, ``(0, None)`` when no side
+    can score (passed out).
+
+    ``tricks[strain][seat]`` is the double-dummy table (a ``dds.DDTable`` or nested sequences). Both sides bid the
+    contracts in ascending order, each with its better declarer in the strain; a side takes a contract when that
+    scores more for it than the standing one: made contracts undoubled, failing ones doubled (a sacrifice). The
+    last contract taken is par: nobody gains by bidding on. Scores count the double-dummy overtricks.
+    """
+    standing, best = 0, None
+    for level in range(1, 8):
+        for strain in Strain:
+            for side in (0, 1):  # 0: North-South, 1: East-West
+                seats = (Seat(side), Seat(side + 2))
+                decl = max(seats, key=lambda s: tricks[strain][s])
+                t = tricks[strain][decl]
+                makes = t >= level + 6
+                c = Contract(level, strain, 0 if makes else 1, decl)
+                v = score(c, t, vul.is_vulnerable(decl))
+                mine = standing if side == 0 else -standing
+                if v > mine:
+                    standing, best = (v if side == 0 else -v), c
+    return standing, best

@@ -297,3 +297,35 @@ def test_responder_with_six_points_never_passes_a_one_level_opening(bidder, open
         n += 1
         ch = bidder.choose(h, a, Vul.NONE, alternatives=False)
         assert not ch.call.is_pass, (opening, str(h), ch.rule_id)
+
+
+# --- issue 21: game by values, invitations; issue 24: never left doubled in an artificial call ----------------------
+
+def test_responder_with_opening_values_does_not_pass_a_minimum_rebid(bidder):
+    # 12 HCP opposite an opener who rebid his six hearts: game (the eight-card fit), not a pass
+    ch = bidder.choose(Hand.parse("J953.Q6.T6.AKQ63"), Auction.parse("1H P 1S P 2H P"), Vul.NONE)
+    assert str(ch.call) == "4H" and ch.rule_id == "val.game_major_fit"
+
+
+def test_opener_accepts_a_2nt_invitation_with_the_top_of_his_1nt_rebid(bidder):
+    a = Auction.parse("1D P 1S P 1N P 2N P")
+    assert str(bidder.choose(Hand.parse("KT6.A832.KT63.A8"), a, Vul.NONE).call) == "3N"   # 14: accepts
+    assert bidder.choose(Hand.parse("KT6.A832.QT63.J8"), a, Vul.NONE).call.is_pass      # 10-12: declines
+
+
+@pytest.mark.parametrize("auction", ["1N P 2C X P P", "1N P 2D X P P"])
+def test_doubled_artificial_call_is_not_left_in(bidder, auction):
+    """Responder's Stayman / transfer is doubled and opener passes: responder never leaves it there (issue 24)."""
+    rng = random.Random(24)
+    a = Auction.parse(auction)
+    n = 0
+    while n < 100:
+        h = Deal.random(rng)[Seat.SOUTH]
+        if auction.split()[2] == "2C" and not (h.hcp >= 8 and max(h.length(2), h.length(3)) >= 4):
+            continue
+        if auction.split()[2] == "2D" and h.length(2) < 5:
+            continue
+        n += 1
+        ch = bidder.choose(h, a, Vul.NONE, alternatives=False)
+        assert not ch.call.is_pass, (auction, str(h), ch.rule_id)
+        assert bidder.meaning_of(a.then(ch.call), len(a.calls), Vul.NONE).accepts(h)

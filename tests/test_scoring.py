@@ -72,3 +72,38 @@ def test_butler_and_cross_imps():
     # datum: drop -100 and 650 -> mean(170, 620, 620) = 470
     assert butler_imps(scores) == [imps(150), imps(150), imps(-300), imps(180), imps(-570)]
     assert cross_imps([620, 170]) == [10.0, -10.0]
+
+
+# --- par -----------------------------------------------------------------------------------------------------------
+
+def _table(rows):
+    """rows: {seat letter: (NT, S, H, D, C)} -> tricks[strain][seat]."""
+    from squeeze.engine.cards import Seat, Strain
+    t = [[0] * 4 for _ in range(5)]
+    for letter, vals in rows.items():
+        for strain, n in zip((Strain.NOTRUMP, Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS), vals):
+            t[strain][Seat.parse(letter)] = n
+    return t
+
+
+def test_par_plain_part_score_and_game():
+    from squeeze.engine.cards import Vul
+    from squeeze.engine.scoring import par
+    t = _table({"N": (6, 4, 7, 3, 8), "E": (6, 9, 5, 9, 5), "S": (3, 3, 6, 3, 7), "W": (6, 9, 6, 10, 5)})
+    ns, c = par(t, Vul.NONE)
+    assert (ns, str(c)) == (-140, "3SE")   # 3S+0 beats 4D=130 for East-West; North-South cannot outbid cheaply
+    t = _table({"N": (9, 10, 5, 3, 4), "S": (9, 10, 5, 3, 4), "E": (3, 3, 7, 8, 8), "W": (3, 3, 7, 8, 8)})
+    ns, c = par(t, Vul.BOTH)
+    assert (ns, str(c)) == (620, "4SN")   # a 5D save would cost 800
+
+
+def test_par_sacrifice_and_passed_out():
+    from squeeze.engine.cards import Vul
+    from squeeze.engine.scoring import par
+    # North-South make 5C vulnerable (600); East-West save in 5S non-vulnerable, three down doubled (500)
+    t = _table({"N": (8, 5, 9, 8, 11), "E": (4, 8, 4, 5, 2), "S": (8, 5, 9, 8, 11), "W": (4, 8, 4, 5, 2)})
+    ns, c = par(t, Vul.NS)
+    assert (ns, str(c)) == (500, "5SXE")
+    # nobody takes seven tricks anywhere: passed out
+    flat = _table({s: (6, 6, 6, 6, 6) for s in "NESW"})
+    assert par(flat, Vul.NONE) == (0, None)

@@ -21,7 +21,8 @@ from ..cards import BridgeError, Hand, Seat, Vul
 from ..sampling import SeatConstraints
 
 from .features import features_of
-from .rules import CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system
+from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system,
+                    strength_range)
 
 __all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder",
            "DEFAULT_SYSTEM"]
@@ -183,9 +184,25 @@ class Bidder:
             call = calls[-1]
             producers = [c for c in cands if c.call == call and not c.rule.id.startswith("__")]
             found = producers[0] if producers else None
-            # the weakest hand any producing rule allows: what partner can count on
-            lo = min((c.rule_hcp[0] for c in producers), default=0)
-            hi = max((c.rule_hcp[1] for c in producers), default=37)
+            # the weakest hand any producing rule allows here: what partner can count on (an estimate for the
+            # auction state, see rules.strength_range; the sampler's hulls come from meaning_of)
+            if producers:
+                env = dict(CONSTANTS)
+                env.update(self.state(dealer, calls[:-1], vul, our_parity))
+                env.update(_SAFE_BUILTINS)
+                env["__builtins__"] = {}
+                rngs = []
+                # last-resort rules (priority under 10: family fallbacks; the catch-all defaults and the values
+                # layer, which bid on combined strength) are read only when no rule proper makes the call: a hand
+                # rarely gets that far, and they would blur the range the system's own rule shows
+                proper = [c for c in producers if c.rule.spec.priority >= 10
+                          and c.rule.spec.group not in ("defaults", "values")] or producers
+                for c in proper:
+                    env.update(c.bindings)
+                    rngs.append(strength_range(c.rule.when_tree, env))
+                lo, hi = min(r[0] for r in rngs), max(r[1] for r in rngs)
+            else:
+                lo, hi = 0, 37
             r = prev + (CallReading(dealer.next(len(calls) - 1), call, found, lo, hi),)
         if len(self._readings) > _CACHE_LIMIT:
             self._readings.clear()
@@ -251,6 +268,20 @@ class Bidder:
             if x.candidate is not None:
                 lo, hi = max(lo, x.hcp_lo), min(hi, x.hcp_hi)
         st["plo"], st["phi"] = lo, hi
+        mlo, mhi = 0, 37
+        for x in mine:
+            if x.candidate is not None:
+                mlo, mhi = max(mlo, x.hcp_lo), min(mhi, x.hcp_hi)
+        st["mylo"], st["myhi"] = mlo, max(mlo, mhi)  # what my own calls have shown (the same estimate)
+        # the fewest cards partner has shown in each suit (from the length hulls of the rules that made his calls)
+        plen = [0, 0, 0, 0]
+        for x in part:
+            if x.candidate is not None:
+                for s, (a, _b) in enumerate(x.candidate.rule_ranges[1]):
+                    plen[s] = max(plen[s], a)
+            elif x.shown_suit >= 0:
+                plen[x.shown_suit] = max(plen[x.shown_suit], 4)
+        st["plen"] = tuple(plen)
         # a working estimate of partner's strength: halfway into the shown range, the range capped at 8 wide
         st["pexp"] = (lo + min(hi, lo + 8)) // 2 if part else 0
         st["prule"] = part[-1].candidate.rule.id if part and part[-1].candidate else ""
@@ -281,6 +312,18 @@ class Bidder:
                 dbl = 2
         st["doubled"] = dbl == 1
         st["redoubled"] = dbl == 2
+        # "stuck": our side's last bid is doubled or redoubled in a strain our side never showed (an artificial
+        # call, or a suit neither of us bid naturally): passing would leave us there (issue 24)
+        stuck = False
+        if dbl and last is not None:
+            bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
+            if rd[bid_i].seat.same_side(me):
+                ours_rd = [x for x in rd if x.seat.same_side(me)]
+                if last.strain == 4:
+                    stuck = not any(x.natural_nt for x in ours_rd)
+                else:
+                    stuck = not any(x.shown_suit == int(last.strain) for x in ours_rd)
+        st["stuck"] = stuck
         return st
 
     def candidates(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[Candidate, ...]:

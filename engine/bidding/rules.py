@@ -65,7 +65,8 @@ STATE_NAMES = (
     "vul", "ovul", "seatpos", "passed", "forced", "gf", "psuit", "pfirst", "psuits", "mysuit", "myfirst", "mysuits",
     "osuits", "lhosuit", "rhosuit", "bidsuits", "nbids", "level", "strain", "pnt", "mynt",
     "unbid", "fit", "plo", "phi", "doubled", "redoubled", "pforce", "mybids", "pbids", "obids", "contested",
-    "prule", "myrule", "ourlevel", "plast", "below_game", "ppassed", "balancing", "pexp",
+    "prule", "myrule", "ourlevel", "plast", "below_game", "ppassed", "balancing", "pexp", "plen",
+    "mylo", "myhi", "stuck",
 )
 CONSTANTS = {"C": 0, "D": 1, "H": 2, "S": 3, "NONE": -1, "True": True, "False": False}
 _HELPERS = ("min", "max", "abs", "len", "all", "any", "range", "sum")
@@ -207,7 +208,7 @@ _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Add, ast.Sub,
     ast.Mult, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Call,
     ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.IfExp, ast.GeneratorExp, ast.comprehension, ast.Store,
-    ast.List, ast.Div, ast.FloorDiv, ast.Mod,
+    ast.List, ast.Div, ast.FloorDiv, ast.Mod, ast.Subscript,
 )
 
 
@@ -305,6 +306,89 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
 
     term(tree.body)
     return (hcp[0], hcp[1]), [(lo, hi) for lo, hi in lens]
+
+
+_STATE_ONLY: dict = {}  # id(node) -> (node, compiled code or None): conjuncts that name auction facts only
+
+
+def _auction_only_code(node: ast.AST):
+    hit = _STATE_ONLY.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    calls = any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _HELPERS)
+                for n in ast.walk(node))
+    known = set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS) | set(VARIABLES)
+    code = None
+    if loads and not calls and loads <= known and (loads & set(STATE_NAMES)):
+        code = compile(ast.Expression(body=node), "<state>", "eval")
+    _STATE_ONLY[id(node)] = (node, code)
+    return code
+
+
+def strength_range(tree: ast.Expression, env: dict) -> tuple[int, int]:
+    """Partner's working HCP range from a rule's ``when`` *in the auction it was made in* (``env``: the auction
+    state then, with the suit bindings): the HCP hull of ``extract_ranges``, plus two estimates that only feed the
+    auction state (``plo``/``phi``, never the sampler): branches of an ``or`` whose auction facts are false here are
+    dropped (a first-seat opening is not a fourth-seat one), and total/support points bound HCP (``tp <= 18``
+    caps HCP at 18; ``tp >= 16`` counts as 14+ HCP)."""
+    lo_hi = [0, 37]
+
+    def live(node) -> bool:
+        terms = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+        for t in terms:
+            code = _auction_only_code(t)
+            if code is not None:
+                try:
+                    if not eval(code, env):  # noqa: S307 - names checked at load
+                        return False
+                except Exception:  # noqa: BLE001 - an estimate: keep the branch
+                    pass
+        return True
+
+    def points(node) -> bool:
+        return (isinstance(node, ast.Name) and node.id in ("hcp", "tp")) or (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("sp", "dp"))
+
+    flip = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq}
+
+    def bound(rng, node, op, k):
+        exact = isinstance(node, ast.Name) and node.id == "hcp"
+        if isinstance(op, (ast.GtE, ast.Gt, ast.Eq)):
+            k2 = k + isinstance(op, ast.Gt)
+            rng[0] = max(rng[0], k2 if exact else k2 - 2)
+        if isinstance(op, (ast.LtE, ast.Lt, ast.Eq)):
+            rng[1] = min(rng[1], k - isinstance(op, ast.Lt))
+
+    def walk(node, rng):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for v in node.values:
+                walk(v, rng)
+            return
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            subs = []
+            for v in node.values:
+                if live(v):
+                    r = [0, 37]
+                    walk(v, r)
+                    subs.append(r)
+            if subs:
+                rng[0] = max(rng[0], min(r[0] for r in subs))
+                rng[1] = min(rng[1], max(r[1] for r in subs))
+            return
+        if not isinstance(node, ast.Compare):
+            return
+        items = [node.left] + list(node.comparators)
+        for a, op, b in zip(items, node.ops, items[1:]):
+            if type(op) not in flip:
+                continue
+            if points(a) and isinstance(b, ast.Constant) and isinstance(b.value, int):
+                bound(rng, a, op, b.value)
+            elif points(b) and isinstance(a, ast.Constant) and isinstance(a.value, int):
+                bound(rng, b, flip[type(op)](), a.value)
+
+    walk(tree.body, lo_hi)
+    return max(0, lo_hi[0]), lo_hi[1]
 
 
 # --- compiled rules -----------------------------------------------------------------------------------------------

@@ -1,0 +1,260 @@
+"""Contracts reached, judged double dummy against par: four copies of the engine bid N seeded random deals.
+
+A judge no test file can be fitted to (issue 21). Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 +
+i))``, board number ``i + 1`` gives the dealer and vulnerability. Every final contract is scored at its declarer's
+double-dummy tricks and compared with the deal's par (``engine.scoring.par``). Per rule file:
+
+* mean IMPs lost to par per deal (|IMP(result - par)|, North-South view; four copies of one engine bid, so any
+  departure from par is somebody's error);
+* missed games / slams: a side has a double-dummy game (slam) in some strain, did not declare a contract at that
+  level or higher, and scored less than that game (slam) would have (a penalty worth more is not a miss);
+* failed games / slams: a game (slam) contract that goes down double dummy;
+* part-score accuracy: final part-score contracts that make; deals whose par is a part score and that end within
+  one IMP of par;
+* passed-out deals;
+* doubled or redoubled final contracts in an artificial call, or in a strain the declaring side never showed
+  (issue 24's count);
+* the worst 20 deals with their auctions.
+
+``--rules FILE`` is the rule file judged (default: the packaged ``sayc``); ``--baseline FILE`` is bid on the same
+deals in the same run (default ``bench/baseline/sayc_wave1.toml``, ``none`` to skip), with the paired difference in
+IMPs lost. Double-dummy tables are cached in ``bench/out/dd_tables.jsonl`` (keyed by the deal), so only the first
+run of a seed pays for the solving (about 0.2 s a deal, on ``--threads`` threads).
+
+    .venv/bin/python bench/bidding_par.py [--deals 1000] [--seed 1] [--quick] [--rules FILE] [--baseline FILE|none]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from squeeze.engine.auction import Auction, Contract  # noqa: E402
+from squeeze.engine.bidding import Bidder  # noqa: E402
+from squeeze.engine.cards import Deal, Seat, Strain, Vul, dealer_for_board, vul_for_board  # noqa: E402
+from squeeze.engine.scoring import imps, par, score  # noqa: E402
+
+CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
+BASELINE = ROOT / "bench" / "baseline" / "sayc_wave1.toml"
+GAME_LEVEL = {Strain.NOTRUMP: 3, Strain.SPADES: 4, Strain.HEARTS: 4, Strain.DIAMONDS: 5, Strain.CLUBS: 5}
+
+
+def deals(n: int, seed: int) -> list[tuple[int, Deal, Seat, Vul]]:
+    out = []
+    for i in range(n):
+        d = Deal.random(random.Random(seed * 1_000_003 + i))
+        out.append((i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)))
+    return out
+
+
+def tables(ds: list[Deal], threads: int) -> list[tuple[tuple[int, ...], ...]]:
+    """DD tables ``t[strain][seat]`` for every deal, from the cache or solved (and cached)."""
+    cache: dict[str, list] = {}
+    if CACHE.exists():
+        for line in CACHE.read_text().splitlines():
+            try:
+                o = json.loads(line)
+                cache[o["deal"]] = o["t"]
+            except (ValueError, KeyError):
+                continue  # a torn last line of a killed run
+    todo = [d for d in dict.fromkeys(d.to_pbn() for d in ds) if d not in cache]
+    if todo:
+        from squeeze.engine.dds import solve_table
+
+        t0 = time.perf_counter()
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        with ThreadPoolExecutor(threads) as ex, CACHE.open("a") as f:
+            for pbn, tab in zip(todo, ex.map(lambda p: solve_table(Deal.parse(p)), todo)):
+                cache[pbn] = [list(row) for row in tab.tricks]
+                f.write(json.dumps({"deal": pbn, "t": cache[pbn]}) + "\n")
+        print(f"solved {len(todo)} double-dummy tables in {time.perf_counter() - t0:.1f}s ({threads} threads)")
+    return [tuple(tuple(r) for r in cache[d.to_pbn()]) for d in ds]
+
+
+def best_at(t, side: int, vul: Vul, min_level: int) -> int:
+    """The side's best score from a contract at ``min_level`` or higher relative to game (0: game, 6: slam), made
+    double dummy; 0 when none makes. ``min_level``: "game" levels per strain, or 6 (small slam)."""
+    best = 0
+    for strain in Strain:
+        decl = max((Seat(side), Seat(side + 2)), key=lambda s: t[strain][s])
+        tr = t[strain][decl]
+        lo = GAME_LEVEL[strain] if min_level == 0 else min_level
+        for level in range(lo, 8):
+            if tr >= level + 6:
+                best = max(best, score(Contract(level, strain), tr, vul.is_vulnerable(decl)))
+    return best
+
+
+@dataclass
+class Tally:
+    name: str
+    losses: list[int] = field(default_factory=list)
+    game_sides: int = 0
+    missed_games: int = 0
+    slam_sides: int = 0
+    missed_slams: int = 0
+    games_bid: int = 0
+    failed_games: int = 0
+    slams_bid: int = 0
+    failed_slams: int = 0
+    partscores: int = 0
+    partscores_made: int = 0
+    ps_par: int = 0
+    ps_par_ok: int = 0
+    passed_out: int = 0
+    dbl_unshown: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+    rows: list = field(default_factory=list)
+
+
+def unshown_double(bidder: Bidder, a: Auction, vul: Vul, c: Contract) -> bool:
+    """A doubled/redoubled final contract in an artificial call or a strain its declaring side never showed."""
+    if not c.doubled:
+        return False
+    rd = bidder.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
+    side = [x for x in rd if x.seat.same_side(c.declarer)]
+    last = next(x for x in reversed(side) if x.call.is_bid)
+    if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
+        return True
+    if c.strain == Strain.NOTRUMP:
+        return not any(x.natural_nt for x in side)
+    return not any(x.shown_suit == int(c.strain) for x in side)
+
+
+def bid_all(name: str, rules: str, boards, tabs) -> Tally:
+    bidder = Bidder(rules)
+    tally = Tally(name)
+    for (board, d, dealer, vul), t in zip(boards, tabs):
+        a = Auction(dealer)
+        t0 = time.perf_counter()
+        while not a.is_complete:
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+        tally.seconds += time.perf_counter() - t0
+        tally.calls += len(a.calls)
+        par_ns, par_c = par(t, vul)
+        c = a.contract
+        if c is None:
+            ns = 0
+            tally.passed_out += 1
+        else:
+            tr = t[c.strain][c.declarer]
+            s = score(c, tr, vul.is_vulnerable(c.declarer))
+            ns = s if c.declarer.is_ns else -s
+            made = tr >= c.level + 6
+            if c.level >= 6:
+                tally.slams_bid += 1
+                tally.failed_slams += not made
+            elif c.level >= GAME_LEVEL[c.strain]:
+                tally.games_bid += 1
+                tally.failed_games += not made
+            else:
+                tally.partscores += 1
+                tally.partscores_made += made
+            tally.dbl_unshown += unshown_double(bidder, a, vul, c)
+        loss = abs(imps(ns - par_ns))
+        tally.losses.append(loss)
+        if par_c is not None and par_c.level < GAME_LEVEL[par_c.strain] and not par_c.doubled:
+            tally.ps_par += 1
+            tally.ps_par_ok += loss <= 1
+        for side in (0, 1):
+            mine = ns if side == 0 else -ns
+            declares_at = 0 if c is None or (int(c.declarer) & 1) != side else c.level
+            game = best_at(t, side, vul, 0)
+            if game > 0:
+                tally.game_sides += 1
+                reached = c is not None and declares_at >= GAME_LEVEL[c.strain]
+                tally.missed_games += not reached and mine < game
+            slam = best_at(t, side, vul, 6)
+            if slam > 0:
+                tally.slam_sides += 1
+                tally.missed_slams += declares_at < 6 and mine < slam
+        tally.rows.append((loss, board, d, dealer, vul, a, c, ns, par_ns, par_c))
+    return tally
+
+
+def report(t: Tally) -> dict[str, float]:
+    n = len(t.losses)
+    m = {
+        "imps_lost": sum(t.losses) / n,
+        "missed_games": t.missed_games / max(1, t.game_sides),
+        "missed_slams": t.missed_slams / max(1, t.slam_sides),
+        "failed_games": t.failed_games / max(1, t.games_bid),
+        "failed_slams": t.failed_slams / max(1, t.slams_bid),
+        "partscore_made": t.partscores_made / max(1, t.partscores),
+        "partscore_par": t.ps_par_ok / max(1, t.ps_par),
+        "passed_out": t.passed_out,
+        "dbl_unshown": t.dbl_unshown,
+        "call_ms": 1000 * t.seconds / max(1, t.calls),
+    }
+    print(f"== {t.name}")
+    print(f"  IMPs lost to par per deal: {m['imps_lost']:.3f}  (deals with a loss: "
+          f"{sum(1 for x in t.losses if x)} of {n})")
+    print(f"  missed games: {t.missed_games}/{t.game_sides} sides with a DD game ({m['missed_games']:.1%}); "
+          f"missed slams: {t.missed_slams}/{t.slam_sides} ({m['missed_slams']:.1%})")
+    print(f"  failed games: {t.failed_games}/{t.games_bid} ({m['failed_games']:.1%}); "
+          f"failed slams: {t.failed_slams}/{t.slams_bid} ({m['failed_slams']:.1%})")
+    print(f"  part scores made: {t.partscores_made}/{t.partscores} ({m['partscore_made']:.1%}); part-score par "
+          f"within 1 IMP: {t.ps_par_ok}/{t.ps_par} ({m['partscore_par']:.1%})")
+    print(f"  passed out: {t.passed_out}; doubled/redoubled in an artificial call or unshown strain: "
+          f"{t.dbl_unshown}; mean call {m['call_ms']:.2f} ms")
+    return m
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="200 deals")
+    ap.add_argument("--rules", default="sayc", help="rule file (.toml) or packaged system name")
+    ap.add_argument("--baseline", default=str(BASELINE), help="rule file bid on the same deals; 'none' to skip")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--worst", type=int, default=20)
+    args = ap.parse_args()
+    n = 200 if args.quick else args.deals
+    boards = deals(n, args.seed)
+    tabs = tables([b[1] for b in boards], args.threads)
+    main_t = bid_all(f"rules {args.rules}", args.rules, boards, tabs)
+    m = report(main_t)
+    base = None
+    if args.baseline.lower() != "none":
+        base_t = bid_all(f"baseline {Path(args.baseline).name}", args.baseline, boards, tabs)
+        base = report(base_t)
+        from squeeze.robot.stats import mean_se
+
+        diff = [b - a for a, b in zip(main_t.losses, base_t.losses)]
+        mu, se = mean_se(diff)
+        better = sum(1 for x in diff if x > 0)
+        worse = sum(1 for x in diff if x < 0)
+        print(f"== paired: baseline loses {mu:+.3f} IMPs/deal more than the rules judged (se {se:.3f}); "
+              f"better on {better} deals, worse on {worse}")
+    if args.worst:
+        print(f"== worst {args.worst} deals ({main_t.name})")
+        for loss, board, d, dealer, vul, a, c, ns, par_ns, par_c in sorted(main_t.rows, key=lambda r: -r[0])[
+                :args.worst]:
+            print(f"board {board} dealer {dealer.letter} vul {vul.pbn}: lost {loss} IMPs; "
+                  f"{c if c is not None else 'passed out'} NS {ns:+d}, par {par_c} NS {par_ns:+d}")
+            print(f"   {d.to_pbn()}")
+            print(f"   {' '.join(str(x) for x in a.calls)}")
+    out = (f"RESULT deals={n} seed={args.seed} imps_lost={m['imps_lost']:.3f} missed_games={m['missed_games']:.3f} "
+           f"missed_slams={m['missed_slams']:.3f} failed_games={m['failed_games']:.3f} "
+           f"failed_slams={m['failed_slams']:.3f} partscore_made={m['partscore_made']:.3f} "
+           f"partscore_par={m['partscore_par']:.3f} passed_out={m['passed_out']} dbl_unshown={m['dbl_unshown']} "
+           f"call_ms={m['call_ms']:.2f}")
+    if base is not None:
+        out += (f" base_imps_lost={base['imps_lost']:.3f} base_missed_games={base['missed_games']:.3f} "
+                f"base_dbl_unshown={base['dbl_unshown']} delta_imps={base['imps_lost'] - m['imps_lost']:+.3f}")
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
