@@ -182,6 +182,9 @@ _SUIT_MASKS = tuple(FULL_SUIT << (13 * s) for s in range(4))
 _U64_1 = np.uint64(1)
 #: Default budget of candidate deals before the sampler gives up on a constraint set that (almost) nothing meets.
 DEFAULT_MAX_CANDIDATES = 2_000_000
+#: With a deadline, before a batch has been timed: a bound on the seconds one candidate costs (the exact checks of
+#: the auction's predicates take up to some 50 µs; twice that for a loaded machine).
+_CANDIDATE_COST_BOUND_S = 1e-4
 #: Above this many shape matrices the enumeration would cost more than sampling could ever save.
 _MAX_SHAPE_MATRICES = 5_000_000
 
@@ -961,8 +964,9 @@ class WorldSampler:
                         f"stopped at the deadline after {cands} candidate deals with {have} of {n} worlds found",
                         found(),
                     )
-                if per_candidate > 0:
-                    B = max(1, min(B, int(left / per_candidate)))
+                # Shrink the batch to what the time left allows (a generous deadline changes nothing, so the worlds
+                # are the same as without one); until a batch has been timed, a candidate's cost is bounded.
+                B = max(1, min(B, int(left / (per_candidate or _CANDIDATE_COST_BOUND_S))))
                 started = time.monotonic()
             full = self._deal_batch(B, gen)
             used = B
