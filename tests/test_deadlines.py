@@ -4,11 +4,11 @@ Budgets of 50 ms, 200 ms and 2 s on positions that an unbounded search could not
 of worlds at trick 1; a rule base whose rules take milliseconds each), so each test fails without the deadline:
 the decision must say it was cut short, and it must return by the deadline plus ``MARGIN``.
 
-``MARGIN`` is the fixed overhead allowed past a deadline. Measured on the 2-core test machine with the whole suite
-running beside (bench script in the commit message of this file): the search stops ``_RESERVE_S`` (2 ms) early
-and decisions came back 1-2 ms *before* the deadline, the worst of some 300 decisions 8 ms after it (one stage
-starved of the CPU by the load). 50 ms leaves room for a loaded CI machine without hiding a stage that ignores the
-deadline (any such stage costs far more here: seconds).
+``MARGIN`` is the fixed overhead allowed past a deadline. Measured with ``bench/deadlines.py`` on the 2-core test
+machine: alone, card decisions came back 1-2 ms *before* the deadline (the search stops 2 ms early) and the slow
+bidder below up to 4 ms after it (one rule's evaluation); with the whole suite running beside (``--load``), the
+worst of 90 decisions was 10 ms after it, of some 300 card decisions in an earlier probe 8 ms. 50 ms leaves room
+for a busier machine without hiding a stage that ignores the deadline (any such stage costs seconds here).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from structlog.testing import capture_logs
 from squeeze.engine.auction import PASS, Auction
 from squeeze.engine.bidding import get_bidder
 from squeeze.engine.board import Play
-from squeeze.engine.cards import Card, Deal, Hand, Seat, Suit
+from squeeze.engine.cards import Deal, Hand, Seat, Suit
 from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.play.oracle import EngineDDOracle
 from squeeze.engine.play.relax import RelaxingSampler, rungs

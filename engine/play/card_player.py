@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Iterator, Literal, Mapping
 
 import numpy as np
-import structlog
 
 from ..board import SUIT_MASKS, Play, legal_mask
 from ..cards import ALL_CARDS, BridgeError, Card, Seat
@@ -57,7 +56,8 @@ class PlaySettings:
     worlds_declarer: int = 20
     worlds_defender: int = 20
     max_m: int = 3
-    declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 always completes)
+    declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 completes unless the
+    # decision's deadline, which bounds this budget too, stops it)
     objective: Literal["make", "tricks"] = "make"
     inference: bool = True
     ess_threshold: float = 0.5  # re-deal when the effective sample size falls below this share of the worlds
@@ -82,7 +82,7 @@ class PlayDecision:
     card: Card
     reason: str
     seat: Seat  # the seat whose card this is (dummy's card is chosen by declarer)
-    selector: str  # "forced", "pimc" or "alphamu"
+    selector: str  # "forced", "pimc", "alphamu" or "fallback" (no time for a search: ``fallback_card``)
     worlds: int = 0
     goal: float | None = None  # probability of the mover's side reaching its goal (make / defeat)
     m: int = 0
