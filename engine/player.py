@@ -6,7 +6,13 @@ view itself (no deal is made up for it): its worlds follow what the auction show
 (``Bidder.explain_auction``) and its beliefs carry over from card to card of the board.
 
 Decisions are deterministic given ``seed`` and the view (a re-run or resumed board plays the same), except where
-an αμ time budget cuts a search short.
+an αμ time budget or a deadline cuts a search short.
+
+Deadlines: ``bid(view, deadline)`` and ``play(view, deadline)`` take an absolute ``time.monotonic()`` value and
+return by it with the best answer found so far (``BidChoice.cut_short`` / ``PlayDecision.cut_short`` say when the
+deadline stopped something), never an exception for lack of time. The first card of a session also builds the
+double-dummy solver (about 0.2 s, mostly its table's memory): ``prepare()`` does that, and loads the bidding
+system, ahead of the first deadline.
 """
 
 from __future__ import annotations
@@ -63,16 +69,24 @@ class Player:
         # an explicit integer mix (not hash()): the same board, seat and step give the same decision in any process
         return random.Random(((self.params.seed * 1_000_003 + view.board) * 7 + int(view.seat)) * 1_009 + step)
 
-    def bid(self, view: SeatView) -> BidChoice:
-        """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn)."""
+    def prepare(self) -> None:
+        """Load the bidding system and build the solver now, so that no deadline is spent on them later."""
+        self.bidder  # loads the system once per process (cached)
+        if self.oracle is None:
+            self.oracle = default_oracle(self.params.play.solver_tt_mib)
+
+    def bid(self, view: SeatView, deadline: float | None = None) -> BidChoice:
+        """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn).
+        ``deadline``: see the module doc (a call cut short is a pass unless a rule's call was already found)."""
         if view.auction.is_complete:
             raise BridgeError("the auction is over: no call to make")
         if view.auction.next_seat != view.seat:
             raise BridgeError(f"{view.auction.next_seat.name.title()} is to call, not {view.seat.name.title()}")
-        return self.bidder.choose(view.hand, view.auction, view.vul, alternatives=False)
+        return self.bidder.choose(view.hand, view.auction, view.vul, alternatives=False, deadline=deadline)
 
-    def play(self, view: SeatView) -> PlayDecision:
+    def play(self, view: SeatView, deadline: float | None = None) -> PlayDecision:
         """The next card for the seat, or for dummy when the seat is declarer, with the reason for it.
+        ``deadline``: see the module doc.
 
         Raises ``BridgeError`` when the auction was passed out or is not over, the play is over, or it is another
         seat's turn.
@@ -85,7 +99,7 @@ class Player:
         if view.seat != view.decider:
             raise BridgeError(f"{view.decider.name.title()} chooses {play.next_seat.name.title()}'s card now, not "
                               f"{view.seat.name.title()}")
-        decision = self._card_player(view).choose(view, self._rng(view, 100 + len(view.cards)))
+        decision = self._card_player(view).choose(view, self._rng(view, 100 + len(view.cards)), deadline)
         if decision.card not in view.legal_cards():  # the engine's own invariant, checked at the boundary
             raise IllegalCardError(f"the card player chose {decision.card}, which is not legal here")
         return decision

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import random
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Mapping, Protocol, Sequence
@@ -23,6 +24,7 @@ __all__ = [
     "SeatConstraints",
     "UNCONSTRAINED",
     "SamplingError",
+    "SamplingTimeout",
     "Worlds",
     "WorldSampler",
     "sample_worlds",
@@ -180,6 +182,9 @@ _SUIT_MASKS = tuple(FULL_SUIT << (13 * s) for s in range(4))
 _U64_1 = np.uint64(1)
 #: Default budget of candidate deals before the sampler gives up on a constraint set that (almost) nothing meets.
 DEFAULT_MAX_CANDIDATES = 2_000_000
+#: With a deadline, before a batch has been timed: a bound on the seconds one candidate costs (the exact checks of
+#: the auction's predicates take up to some 50 µs; twice that for a loaded machine).
+_CANDIDATE_COST_BOUND_S = 1e-4
 #: Above this many shape matrices the enumeration would cost more than sampling could ever save.
 _MAX_SHAPE_MATRICES = 5_000_000
 
@@ -191,6 +196,14 @@ class SamplingError(BridgeError):
         super().__init__(message)
         self.seat = seat
         self.constraint = constraint
+
+
+class SamplingTimeout(SamplingError):
+    """The sampler reached its deadline with fewer worlds than asked for; ``worlds`` holds those it found."""
+
+    def __init__(self, message: str, worlds: "Worlds") -> None:
+        super().__init__(message)
+        self.worlds = worlds
 
 
 def numpy_rng(rng: "random.Random | np.random.Generator | int") -> np.random.Generator:
@@ -400,6 +413,7 @@ class WorldSampler:
         lo_b: dict[int, list[int]] = {}
         hi_b: dict[int, list[int]] = {}
         allowed: dict[int, list[int]] = {}
+        hcp_range: dict[int, tuple[int, int]] = {}  # per live seat: the HCP it can reach and is allowed
         for seat in live:
             c = cons[seat]
             lo_b[seat], hi_b[seat], allowed[seat] = [], [], []
@@ -430,7 +444,10 @@ class WorldSampler:
                     f"with the {13 - need[seat]} known cards {Hand(kn[seat])}",
                     seat=seat, constraint=cons[seat].describe(),
                 )
-            self._check_hcp_feasible(seat, allowed[seat], hi_b[seat])
+            hcp_range[seat] = self._check_hcp_feasible(seat, allowed[seat], hi_b[seat])
+        # Together: the hidden hands share the unseen cards, so their ranges must add up to what is unseen.
+        self._check_suit_totals([((seat,), lo_b[seat], hi_b[seat]) for seat in live])
+        self._check_hcp_total(hcp_range)
 
         # Pool the seats that shapes need not know about.
         def poolable(seat: int) -> bool:
@@ -471,11 +488,10 @@ class WorldSampler:
         ]
 
     # --- set-up -----------------------------------------------------------------------------------------------
-    def _check_hcp_feasible(self, seat: int, allowed: list[int], hi: list[int]) -> None:
-        """Cheap bounds so that an HCP range no layout can reach fails at once rather than after the budget."""
+    def _check_hcp_feasible(self, seat: int, allowed: list[int], hi: list[int]) -> tuple[int, int]:
+        """Cheap bounds so that an HCP range no layout can reach fails at once rather than after the budget.
+        Returns the seat's possible HCP: its range narrowed to what the cards it may receive can reach."""
         c = self.constraints[seat]
-        if c.hcp == (0, 37):
-            return
         base = Hand(self.known[seat]).hcp
         # Most points: the best honours it may receive, at most hi[s] per suit and need in all.
         honours = []      # for the upper bound: the best honours it may take, at most hi[s] per suit
@@ -498,6 +514,24 @@ class WorldSampler:
                 f"{base} known and {least}-{most} reachable with the unseen cards",
                 seat=Seat(seat), constraint=f"{c.hcp[0]}-{c.hcp[1]} HCP",
             )
+        return max(least, c.hcp[0]), min(most, c.hcp[1])
+
+    def _check_hcp_total(self, ranges: Mapping[int, tuple[int, int]]) -> None:
+        """The hidden hands hold every unseen honour between them: their HCP ranges must be able to add up to the
+        points they already hold plus the unseen ones."""
+        if not ranges:
+            return
+        total = Hand(self.unseen).hcp + sum(Hand(self.known[seat]).hcp for seat in ranges)
+        lo = sum(a for a, _ in ranges.values())
+        hi = sum(b for _, b in ranges.values())
+        if lo <= total <= hi:
+            return
+        who = ", ".join(f"{seat_name(seat)} {a}-{b}" for seat, (a, b) in ranges.items())
+        raise SamplingError(
+            f"the hidden hands hold {total} HCP between them, but their ranges ({who}) allow "
+            f"{'at least ' + str(lo) if lo > total else 'at most ' + str(hi)}",
+            constraint="HCP total",
+        )
 
     def _enumerate_shapes(self) -> None:
         u = self.unseen_by_suit
@@ -572,25 +606,30 @@ class WorldSampler:
                         out.append((a, b, c, d))
         return np.array(out, dtype=np.int64).reshape(-1, 4)
 
-    def _explain_no_shape(self) -> None:
+    def _check_suit_totals(self, entries: Sequence[tuple[tuple[int, ...], Sequence[int], Sequence[int]]]) -> None:
+        """Per suit, the (seats, minimum, maximum) unseen cards of each entry must be able to add up to the unseen
+        cards of the suit."""
         u = self.unseen_by_suit
         for s in range(4):
-            los = [(sp, sp.lo[s]) for sp in self._supers if sp.lo[s]]
+            los = [(seats, lo[s]) for seats, lo, _ in entries if lo[s]]
             if sum(x for _, x in los) > u[s]:
                 who = ", ".join(
-                    f"{seat_name(sp.seats[0])} at least {x + (self.known[sp.seats[0]] & _SUIT_MASKS[s]).bit_count()}"
-                    for sp, x in los
+                    f"{seat_name(seats[0])} at least {x + (self.known[seats[0]] & _SUIT_MASKS[s]).bit_count()}"
+                    for seats, x in los
                 )
                 raise SamplingError(
                     f"not enough {_suit_name(s)}: {who}, but only {u[s]} {_suit_name(s)} are unseen",
                     constraint=f"{_suit_name(s)} lengths",
                 )
-            if sum(sp.hi[s] for sp in self._supers) < u[s]:
+            most = sum(hi[s] for _, _, hi in entries)
+            if most < u[s]:
                 raise SamplingError(
-                    f"too many {_suit_name(s)}: {u[s]} are unseen but the seats' maximums place only "
-                    f"{sum(sp.hi[s] for sp in self._supers)}",
+                    f"too many {_suit_name(s)}: {u[s]} are unseen but the seats' maximums place only {most}",
                     constraint=f"{_suit_name(s)} lengths",
                 )
+
+    def _explain_no_shape(self) -> None:
+        self._check_suit_totals([(sp.seats, sp.lo, sp.hi) for sp in self._supers])
         desc = "; ".join(f"{seat_name(s)}: {self.constraints[s].describe()}" for s in Seat if self.need[s])
         raise SamplingError(f"no layout of the unseen cards satisfies the suit lengths together ({desc})")
 
@@ -879,9 +918,15 @@ class WorldSampler:
         *,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
         allow_fewer: bool = False,
+        deadline: float | None = None,
     ) -> Worlds:
         """``n`` independent, exactly uniform worlds. Raises ``SamplingError`` naming the constraint that rejected
-        most candidates when fewer than ``n`` were found within ``max_candidates`` (unless ``allow_fewer``)."""
+        most candidates when fewer than ``n`` were found within ``max_candidates`` (unless ``allow_fewer``).
+
+        ``deadline`` (``time.monotonic()``): no candidate is dealt after it (batches are sized from the measured
+        cost of a candidate so that one does not run far past it); the worlds found by then are returned if
+        ``allow_fewer``, else ``SamplingTimeout`` carries them. Without a deadline the batches, and so the worlds
+        drawn, are exactly as they always were."""
         if n < 0:
             raise BridgeError(f"number of worlds must be >= 0, got {n}")
         gen = numpy_rng(rng)
@@ -890,6 +935,12 @@ class WorldSampler:
         cands = 0
         counts = np.zeros(len(self._hcp_checks) + len(self._pred_checks), dtype=np.int64)
         rate = 1.0
+        per_candidate = 0.0  # seconds a candidate costs, measured on the last batch (with a deadline only)
+
+        def found() -> Worlds:
+            masks = np.concatenate(got) if got else np.zeros((0, 4), dtype=np.uint64)
+            return Worlds(masks, cands, cands - have, self._rejections(counts), self.shape_count)
+
         while have < n:
             if cands >= max_candidates:
                 if allow_fewer:
@@ -904,6 +955,19 @@ class WorldSampler:
                 )
             want = n - have
             B = int(min(max(64, want / rate * 1.2 + 16), 65536, max_candidates - cands))
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if allow_fewer:
+                        break
+                    raise SamplingTimeout(
+                        f"stopped at the deadline after {cands} candidate deals with {have} of {n} worlds found",
+                        found(),
+                    )
+                # Shrink the batch to what the time left allows (a generous deadline changes nothing, so the worlds
+                # are the same as without one); until a batch has been timed, a candidate's cost is bounded.
+                B = max(1, min(B, int(left / (per_candidate or _CANDIDATE_COST_BOUND_S))))
+                started = time.monotonic()
             full = self._deal_batch(B, gen)
             used = B
             if self.exact_checks:
@@ -916,12 +980,13 @@ class WorldSampler:
             else:
                 full = full[:want]
                 used = full.shape[0]
+            if deadline is not None:
+                per_candidate = (time.monotonic() - started) / B
             got.append(full)
             have += full.shape[0]
             cands += used
             rate = max(have / cands, 0.5 / cands)
-        masks = np.concatenate(got) if got else np.zeros((0, 4), dtype=np.uint64)
-        return Worlds(masks, cands, cands - have, self._rejections(counts), self.shape_count)
+        return found()
 
     def _rejections(self, counts: np.ndarray) -> dict[str, int]:
         return {self._check_name(i): int(c) for i, c in enumerate(counts) if c}

@@ -13,6 +13,7 @@ One algorithm serves both directions, which is what keeps behaviour and meaning 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -119,6 +120,7 @@ class BidChoice:
     alert: bool
     force: str
     alternatives: tuple[tuple[Call, str, str], ...]  # (call, rule id, explanation) of other matching candidates
+    cut_short: bool = False  # the deadline stopped the search for a rule (the explanation says so)
 
     def describe(self) -> str:
         tags = [self.force.replace("_", " ")] if self.force != "none" else []
@@ -378,8 +380,13 @@ class Bidder:
         env["__builtins__"] = {}
         return env
 
-    def choose(self, hand: Hand, auction: Auction, vul: Vul = Vul.NONE, *, alternatives: bool = True) -> BidChoice:
-        """The call ``hand`` makes now, why, and the other calls whose rules this hand also satisfies."""
+    def choose(self, hand: Hand, auction: Auction, vul: Vul = Vul.NONE, *, alternatives: bool = True,
+               deadline: float | None = None) -> BidChoice:
+        """The call ``hand`` makes now, why, and the other calls whose rules this hand also satisfies.
+
+        ``deadline`` (absolute, ``time.monotonic()``) is read between candidates: when it passes before a rule
+        holds, the call is a pass (always legal) marked ``cut_short``; once the call is found, only the search for
+        alternatives can be cut short."""
         calls = tuple(auction.calls)
         dealer = auction.dealer
         parity = (int(dealer) + len(calls)) & 1
@@ -388,7 +395,14 @@ class Bidder:
         chosen = None
         alts: list[tuple[Call, str, str]] = []
         seen = set()
+        cut = False
         for c in cands:
+            if deadline is not None and time.monotonic() >= deadline:
+                if chosen is None:
+                    return BidChoice(PASS, "__deadline_pass", "no time to consider the rules: pass (cut short by "
+                                     "the deadline)", False, "none", (), True)
+                cut = True  # the call is found: only the alternatives are left incomplete
+                break
             if c.rule.trivial_when or _holds(c, env):
                 if chosen is None:
                     chosen = c
@@ -400,7 +414,8 @@ class Bidder:
                     alts.append((c.call, c.rule.id, c.explanation()))
         assert chosen is not None  # the synthetic pass always holds
         spec = chosen.rule.spec
-        return BidChoice(chosen.call, spec.id, chosen.explanation(), spec.alert, spec.force, tuple(alts))
+        why = chosen.explanation() + (" (alternatives cut short by the deadline)" if cut else "")
+        return BidChoice(chosen.call, spec.id, why, spec.alert, spec.force, tuple(alts), cut)
 
     def first_call(self, hand: Hand, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> Call:
         """The exact meaning test: the call of the first candidate whose ``when`` holds for ``hand``."""

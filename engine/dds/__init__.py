@@ -21,11 +21,13 @@ it from one call to the next (across declarers, strains and the worlds of a PIMC
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..cards import BridgeError, Card, Deal, InvalidDealError, Seat, Strain, Suit
 from ..dds_limits import DEFAULT_TT_MIB, MAX_TT_MIB
+from ..deadline import DeadlineReached
 
 from ._solver import CoreSolver
 
@@ -197,67 +199,99 @@ class Solver:
         Position(deal, leader)  # validates lengths
         return self._core.solve_leader(_bits(deal), int(Strain(trump)), int(Seat(leader)))
 
-    def solve_cards(self, position: Position, trump: Strain) -> dict[Card, int]:
+    def solve_cards(self, position: Position, trump: Strain, deadline: float | None = None) -> dict[Card, int]:
         """{card: tricks the side to move takes from here (current trick included)} for every legal card,
-        highest-scoring first, then by suit and rank."""
-        return self._per_card(self._core.solve_cards, "solve_cards", position, trump)
+        highest-scoring first, then by suit and rank. ``deadline`` (``time.monotonic()``): the search stops there
+        and raises ``DeadlineReached``."""
+        return self._per_card(self._core.solve_cards, "solve_cards", position, trump, deadline=deadline)
 
-    def make_cards(self, position: Position, trump: Strain, target: int) -> dict[Card, bool]:
+    def make_cards(self, position: Position, trump: Strain, target: int,
+                   deadline: float | None = None) -> dict[Card, bool]:
         """{card: the side to move takes at least ``target`` tricks from here (current trick included)} for every
         legal card: one boolean search per card instead of exact scores (what making or defeating needs)."""
-        return self._per_card(self._core.make_cards, "make_cards", position, trump, int(target))
+        return self._per_card(self._core.make_cards, "make_cards", position, trump, int(target), deadline=deadline)
 
-    @staticmethod
-    def _per_card(core_call, name: str, position: Position, trump: Strain, *extra) -> dict:
+    def _per_card(self, core_call, name: str, position: Position, trump: Strain, *extra,
+                  deadline: float | None = None) -> dict:
         """One root call of the core (scores or target mode): best answers first, then by suit and rank."""
         if not isinstance(position, Position):
             raise TypeError(f"{name} needs a Position, got {type(position).__name__}")
         if position.tricks_left == 0:
             return {}
-        res = core_call(_bits(position.hands), int(Strain(trump)), int(position.leader),
-                        [(int(c.suit), int(c.rank)) for c in position.trick], *extra)
+        args = (_bits(position.hands), int(Strain(trump)), int(position.leader),
+                [(int(c.suit), int(c.rank)) for c in position.trick], *extra)
+        if deadline is None:
+            res = core_call(*args)
+        else:
+            # The core reads its own monotonic clock: hand it the time left rather than a point on ours.
+            self._core.set_time_limit(deadline - time.monotonic())
+            try:
+                res = core_call(*args)
+            except TimeoutError:
+                raise DeadlineReached(f"{name} stopped at the deadline") from None
+            finally:
+                self._core.clear_time_limit()
         res.sort(key=lambda x: (-x[2], -x[0], -x[1]))
         return {_card(s, r): v for s, r, v in res}
 
     def make_many(self, positions: Iterable[Position], trump: Strain, targets: Iterable[int],
-                  threads: int = 1) -> list[dict[Card, bool]]:
-        """``make_cards`` for many positions (one target each), sharing this solver's table; ``threads`` as in
-        ``solve_many``."""
+                  threads: int = 1, deadline: float | None = None) -> list[dict[Card, bool]]:
+        """``make_cards`` for many positions (one target each), sharing this solver's table; ``threads`` and
+        ``deadline`` as in ``solve_many``."""
         jobs = list(zip(positions, targets, strict=True))
-        return self._batch(lambda solver, job: solver.make_cards(job[0], trump, job[1]), jobs, threads)
+        return self._batch(lambda solver, job: solver.make_cards(job[0], trump, job[1], deadline), jobs, threads,
+                           deadline)
 
-    def solve_many(self, positions: Iterable[Position], trump: Strain, threads: int = 1) -> list[dict[Card, int]]:
+    def solve_many(self, positions: Iterable[Position], trump: Strain, threads: int = 1,
+                   deadline: float | None = None) -> list[dict[Card, int]]:
         """Score every legal card in each position (e.g. the worlds of a PIMC decision). One solver, so the
         transposition table and the ordering memory carry over from world to world.
 
         ``threads`` > 1 spreads the positions over that many solvers in as many threads (the core releases the
-        GIL): this solver and ``threads - 1`` helpers kept for later calls, each with a table of the same size."""
-        return self._batch(lambda solver, p: solver.solve_cards(p, trump), list(positions), threads)
+        GIL): this solver and ``threads - 1`` helpers kept for later calls, each with a table of the same size.
+        ``deadline`` (``time.monotonic()``): every search stops there; ``DeadlineReached`` is raised with
+        ``partial``, the results list with ``None`` for each position left unsolved."""
+        return self._batch(lambda solver, p: solver.solve_cards(p, trump, deadline), list(positions), threads,
+                           deadline)
 
-    def _batch(self, one, jobs: list, threads: int) -> list:
+    def _batch(self, one, jobs: list, threads: int, deadline: float | None = None) -> list:
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
         threads = min(threads, len(jobs))
+        out: list = [None] * len(jobs)
         if threads <= 1:
-            return [one(self, job) for job in jobs]
+            for i, job in enumerate(jobs):
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise DeadlineReached("solving stopped at the deadline", partial=out)
+                try:
+                    out[i] = one(self, job)
+                except DeadlineReached:
+                    raise DeadlineReached("solving stopped at the deadline", partial=out) from None
+            return out
         while len(self._helpers) < threads - 1:
             self._helpers.append(Solver(tt_mib=self._tt_mib, options=self._options))
         solvers = [self, *self._helpers[: threads - 1]]
-        out: list = [None] * len(jobs)
         errors: list[BaseException] = []
+        timed_out: list[bool] = []
         lock = threading.Lock()
         next_job = iter(range(len(jobs)))
 
         def work(solver: "Solver") -> None:
             while True:
                 with lock:
-                    if errors:
+                    if errors or timed_out:
                         return
                     i = next(next_job, None)
                 if i is None:
                     return
                 try:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise DeadlineReached()
                     out[i] = one(solver, jobs[i])
+                except DeadlineReached:
+                    with lock:
+                        timed_out.append(True)
+                    return
                 except BaseException as exc:  # re-raised in the caller's thread below
                     with lock:
                         errors.append(exc)
@@ -271,6 +305,8 @@ class Solver:
             w.join()
         if errors:
             raise errors[0]
+        if timed_out:
+            raise DeadlineReached("solving stopped at the deadline", partial=out)
         return out
 
 

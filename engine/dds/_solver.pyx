@@ -30,6 +30,8 @@ cdef extern from "ddcore.h" nogil:
     void dd_get_stats(const DDSolver *s, DDStats *out)
     void dd_clear_stats(DDSolver *s)
     void dd_set_node_limit(DDSolver *s, uint64_t limit)
+    void dd_set_time_limit(DDSolver *s, double seconds)
+    void dd_clear_time_limit(DDSolver *s)
     int dd_solve_leader(DDSolver *s, const uint16_t hands[4][4], int trump, int leader)
     void dd_solve_table(DDSolver *s, const uint16_t hands[4][4], int out[5][4])
     int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
@@ -76,6 +78,8 @@ cdef inline int _load_position(uint16_t h[4][4], int *cs, int *cr, object bits4,
 cdef inline void _check_root(int n) except *:
     if n == -2:
         raise RuntimeError("node limit reached")
+    if n == -3:
+        raise TimeoutError("time limit reached")
     if n < 0:
         raise ValueError("inconsistent position (hand lengths, a revoke, or a played card still held)")
 
@@ -121,14 +125,22 @@ cdef class CoreSolver:
         """Abort searches after ``limit`` card nodes counted since the last ``clear_stats`` (0 = none)."""
         dd_set_node_limit(self.s, limit)
 
+    def set_time_limit(self, double seconds):
+        """Abort searches ``seconds`` from now (the core's own monotonic clock) until ``clear_time_limit``; an
+        aborted entry point raises ``TimeoutError``."""
+        dd_set_time_limit(self.s, seconds)
+
+    def clear_time_limit(self):
+        dd_clear_time_limit(self.s)
+
     def solve_leader(self, bits4, int trump, int leader):
         cdef uint16_t h[4][4]
         cdef int r
         _load(h, bits4)
         with nogil:
             r = dd_solve_leader(self.s, h, trump, leader)
-        if r == -2:
-            raise RuntimeError("node limit reached")
+        if r in (-2, -3):
+            _check_root(r)
         if r < 0:
             raise ValueError("inconsistent position (hands of unequal length or overlapping)")
         return r

@@ -17,8 +17,11 @@ that shares a public state, which removes strategy fusion; fronts instead of sin
   in exactly the same worlds and equivalent in each (``min_equivalence``), which is exact. Merging world by world
   would be unsound: it removes the card common to many worlds that lets Min hide the layout (we measured it turning
   the J876 position's 7/8 into a false 8/8).
-- Weights enter only through μ. Iterative deepening on M under a deadline; iteration 1 always completes, so a
+- Weights enter only through μ. Iterative deepening on M under a time budget; iteration 1 always completes, so a
   move is always ready, and a cut-off iteration falls back to the last complete one.
+- A decision's ``deadline`` (absolute, ``time.monotonic()``) is harder than the budget: the deeper iterations stop
+  at the sooner of the two, and even iteration 1 stops there, the move then being PIMC's over the worlds solved
+  (``DeadlineReached`` if not one was).
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ import time
 from dataclasses import dataclass
 
 from ..cards import BridgeError, Card
+from ..deadline import DeadlineReached, earliest
 from .fronts import Scorer, front_leq, front_max, front_min, lift
-from .oracle import DDOracle
+from .oracle import DDOracle, solve_cards_by, until
 from ..board import legal_mask, trick_winner_index
 from .position import SearchPosition, Root, equivalence_reps, iter_bits
 
@@ -73,7 +77,8 @@ class AlphaMuResult:
     dd_positions: int = 0
     nodes: int = 0
     seconds: float = 0.0
-    timed_out: bool = False
+    timed_out: bool = False  # an iteration was stopped (by the budget or the deadline)
+    cut_short: bool = False  # the decision's deadline, not the budget, stopped it (iteration 1 maybe included)
 
 
 class _Timeout(Exception):
@@ -198,9 +203,10 @@ class AlphaMu:
         return merged
 
     # -- leaves --------------------------------------------------------------------------------------------------
-    def _leaf_batch(self, node: _Node, W: int, moves: list[int], *, tricks_needed: bool = True
-                    ) -> tuple[dict[int, int], dict[int, float]]:
-        """Outcome vector (over ``W``) of every Max move at ``node``, one solver call per world; and mean tricks.
+    def _leaf_batch(self, node: _Node, W: int, moves: list[int], *, tricks_needed: bool = True,
+                    deadline: float | None = None) -> tuple[dict[int, int], dict[int, float], int]:
+        """Outcome vector (over ``W``) of every Max move at ``node``, one solver call per world; mean tricks; and
+        the worlds solved (``W`` itself, unless ``deadline`` stopped the scoring solves first).
 
         Below the root only make/fail matters; an oracle with the optional ``make_cards_many(positions, needs)``
         (the cards reaching a trick target: a cheaper "target" search) is then used instead of full scores.
@@ -218,8 +224,10 @@ class AlphaMu:
                 for m in moves:
                     if m in ok:
                         vecs[m] |= bit
-            return vecs, {}
-        results = self.oracle.solve_cards_many(positions)
+            return vecs, {}, W
+        results = solve_cards_by(self.oracle, positions, deadline)
+        ws = ws[: len(results)]
+        W = sum(1 << w for w in ws)
         vecs = {m: 0 for m in moves}
         tricks = {m: 0.0 for m in moves}
         wts = self.scorer.weights
@@ -233,7 +241,7 @@ class AlphaMu:
                     vecs[m] |= bit
                 tricks[m] += wts[w] * t
         tot = self.scorer.total(W) or 1.0
-        return vecs, {m: node.dt + tricks[m] / tot for m in moves}
+        return vecs, {m: node.dt + tricks[m] / tot for m in moves}, W
 
     # -- search --------------------------------------------------------------------------------------------------
     def _search(self, node: _Node, M: int, W: int, alpha: list[int] | None) -> list[int]:
@@ -255,7 +263,10 @@ class AlphaMu:
                 moves.remove(entry.best)
                 moves.insert(0, entry.best)
             if M <= 1:
-                return self._max_leaf(node, key, W, moves)[0]
+                try:
+                    return self._max_leaf(node, key, W, moves)[0]
+                except DeadlineReached:
+                    raise _Timeout from None  # the oracle stopped at the decision's deadline (``until`` below)
             front: list[int] = []
             best, best_mu = None, -2.0
             for m in moves:
@@ -290,9 +301,12 @@ class AlphaMu:
             self.tt[key] = _Entry(list(mini), worst, self.iteration)
         return mini
 
-    def _max_leaf(self, node: _Node, key: tuple, W: int, moves: list[int], *, tricks_needed: bool = False):
+    def _max_leaf(self, node: _Node, key: tuple, W: int, moves: list[int], *, tricks_needed: bool = False,
+                  deadline: float | None = None):
         self.horizon_hit = True
-        vecs, tricks = self._leaf_batch(node, W, moves, tricks_needed=tricks_needed)
+        vecs, tricks, solved = self._leaf_batch(node, W, moves, tricks_needed=tricks_needed, deadline=deadline)
+        if solved != W:
+            return [], vecs, tricks, solved  # stopped by the deadline: the table holds exact fronts only
         front: list[int] = []
         best, best_mu = None, -2.0
         for m in moves:
@@ -305,10 +319,11 @@ class AlphaMu:
                 self.tt[self._key(self._play(node, m), W)] = _Entry([vecs[m]], None, self.iteration)
         if self.opt.tt:
             self.tt[key] = _Entry(list(front), best, self.iteration)
-        return front, vecs, tricks
+        return front, vecs, tricks, W
 
     # -- driver --------------------------------------------------------------------------------------------------
-    def run(self) -> AlphaMuResult:
+    def run(self, deadline: float | None = None) -> AlphaMuResult:
+        """``deadline``: the decision's (see module doc); ``None``: only the options' budget limits the search."""
         t0 = time.monotonic()
         root = self.root
         moves = list(iter_bits(root.candidates()))
@@ -319,11 +334,13 @@ class AlphaMu:
             return AlphaMuResult(c, 1.0, 0, self.n, True, c)
         node = self.root_node
         W = self.all
-        # Iteration 1 (= PIMC): never interrupted, so a move is always ready.
+        # Iteration 1 (= PIMC): interrupted only by the decision's deadline, so a move is always ready.
         self.iteration = 1
         key = self._key(node, W)
-        _, vecs, tricks = self._max_leaf(node, key, W, moves, tricks_needed=True)
-        mu = {m: self.scorer.mu(vecs[m], W) for m in moves}
+        _, vecs, tricks, solved = self._max_leaf(node, key, W, moves, tricks_needed=True, deadline=deadline)
+        if not solved:
+            raise DeadlineReached("αμ: no world solved before the deadline")
+        mu = {m: self.scorer.mu(vecs[m], solved) for m in moves}
 
         def pick(scores: dict[int, float], order: list[int]) -> int:
             return max(order, key=lambda m: (round(scores[m], 9), round(tricks[m], 9), -order.index(m)))
@@ -332,11 +349,12 @@ class AlphaMu:
         pimc = best
         # Later iterations try moves in the order of the last iteration's values (best first).
         order = sorted(moves, key=lambda m: (round(mu[m], 9), round(tricks[m], 9), -moves.index(m)), reverse=True)
-        done_m, timed_out = 1, False
-        self.deadline = None if self.opt.budget_s is None else t0 + self.opt.budget_s
+        done_m, timed_out = 1, solved != W
+        budget = None if self.opt.budget_s is None else t0 + self.opt.budget_s
+        self.deadline = earliest(budget, deadline)
         prev_best_mu = mu[best]
         for M in range(2, self.opt.max_m + 1):
-            if not self.horizon_hit or prev_best_mu <= EPS:
+            if timed_out or not self.horizon_hit or prev_best_mu <= EPS:
                 break  # deeper search cannot change anything: no leaf was cut short, or nothing can score above 0
             self.horizon_hit = False
             self.iteration = M
@@ -344,17 +362,18 @@ class AlphaMu:
             cut: set[int] = set()
             front: list[int] = []
             try:
-                for m in order:
-                    f = self._search(self._play(node, m), M - 1, W, front if self.opt.early_cut else None)
-                    if f:
-                        scores[m] = self.scorer.front_mu(f, W)
-                    else:
-                        # Cut: provably adds nothing to the moves already searched; keep an upper bound for display.
-                        cut.add(m)
-                        scores[m] = min(mu[m], self.scorer.front_mu(front, W))
-                    front_max(front, f)
-                    if self.opt.root_cut and m not in cut and scores[m] >= prev_best_mu - EPS:
-                        break  # ROOT CUT: a deeper search never scores higher, so this move is best
+                with until(self.oracle, deadline):  # leaf solves stop at the decision's deadline (the budget is softer)
+                    for m in order:
+                        f = self._search(self._play(node, m), M - 1, W, front if self.opt.early_cut else None)
+                        if f:
+                            scores[m] = self.scorer.front_mu(f, W)
+                        else:
+                            # Cut: provably adds nothing to the moves already searched; an upper bound for display.
+                            cut.add(m)
+                            scores[m] = min(mu[m], self.scorer.front_mu(front, W))
+                        front_max(front, f)
+                        if self.opt.root_cut and m not in cut and scores[m] >= prev_best_mu - EPS:
+                            break  # ROOT CUT: a deeper search never scores higher, so this move is best
             except _Timeout:
                 timed_out = True
                 # Pitfall 7: a move already searched at this depth that reached the previous best is provably best.
@@ -378,12 +397,15 @@ class AlphaMu:
             MoveValue(Card.from_index(m), mu[m], tricks[m])
             for m in sorted(moves, key=lambda m: (round(mu[m], 9), round(tricks[m], 9)), reverse=True)
         )
+        cut_short = solved != W or (timed_out and deadline is not None and self.deadline == deadline)
         return AlphaMuResult(
-            Card.from_index(best), mu[best], done_m, self.n, False, Card.from_index(pimc), values,
-            self.dd_positions, self.nodes, time.monotonic() - t0, timed_out,
+            Card.from_index(best), mu[best], done_m, solved.bit_count(), False, Card.from_index(pimc), values,
+            self.dd_positions, self.nodes, time.monotonic() - t0, timed_out, cut_short,
         )
 
 
-def alphamu_choose(root: Root, oracle: DDOracle, options: AlphaMuOptions = AlphaMuOptions()) -> AlphaMuResult:
-    """Best card for the declaring side by αμ over ``root``'s worlds (M up to ``options.max_m``)."""
-    return AlphaMu(root, oracle, options).run()
+def alphamu_choose(root: Root, oracle: DDOracle, options: AlphaMuOptions = AlphaMuOptions(),
+                   deadline: float | None = None) -> AlphaMuResult:
+    """Best card for the declaring side by αμ over ``root``'s worlds (M up to ``options.max_m``), by ``deadline``
+    if given (see module doc)."""
+    return AlphaMu(root, oracle, options).run(deadline)

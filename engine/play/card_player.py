@@ -4,10 +4,16 @@
   iterative deepening under a time budget (or PIMC when configured); defenders use weighted PIMC.
 - Worlds come from ``engine.sampling.WorldSampler``: cards the viewer sees (own hand, dummy once it is down, every
   card played and by whom) are fixed, show-outs become ``shown_out`` constraints, and the auction's constraints
-  (``constraints``, per seat, on original hands) are applied exactly.
+  (``constraints``, per seat, on original hands) are applied exactly, or relaxed when no deal meets them
+  (``engine.play.relax``: opponents' calls first, then partner's; the hard facts never).
 - Weights come from ``engine.inference.WorldPosterior``: every card played from a hidden hand is soft evidence
   under a double-dummy player model; the posterior is kept between decisions of one deal and re-dealt from the
   sampler when its effective sample size falls (``inference=False`` gives uniform worlds, the αμ paper's setting).
+- A decision may be given a deadline (absolute ``time.monotonic()``). The stages share the time left: sampling may
+  use ``SAMPLING_SHARE`` of it, the evidence of the cards played ``EVIDENCE_SHARE`` of what is then left (past it,
+  a card only rules out the worlds where it could not be played), and the search the rest, solving worlds until the
+  deadline. The card is the best found by then (``PlayDecision.cut_short``); with no world solved, a simple legal
+  card (``fallback_card``).
 """
 
 from __future__ import annotations
@@ -18,23 +24,31 @@ from dataclasses import dataclass
 from typing import Iterator, Literal, Mapping
 
 import numpy as np
-import structlog
 
-from ..board import Play, legal_mask
+from ..board import SUIT_MASKS, Play, legal_mask
 from ..cards import ALL_CARDS, BridgeError, Card, Seat
 from ..dds_limits import DEFAULT_TT_MIB, MAX_TT_MIB
-from ..sampling import SamplingError, SeatConstraints, WorldSampler
+from ..deadline import DeadlineReached, expired, slice_of
+from ..sampling import SeatConstraints
 from ..view import SeatView
-from .inference import CardModel, DoubleDummyPlayer, PlayContext, WorldPosterior
 from .alphamu import AlphaMuOptions, alphamu_choose
-from .oracle import DDOracle, default_oracle
+from .inference import CardModel, DoubleDummyPlayer, PlayContext, RandomPlayer, WorldPosterior
+from .oracle import DDOracle, default_oracle, until
 from .pimc import pimc_choose
 from .position import Root, equivalence_reps
+from .relax import RelaxingSampler
 
-__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out"]
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out", "fallback_card", "SAMPLING_SHARE",
+           "EVIDENCE_SHARE"]
 
 Selector = Literal["alphamu", "pimc"]
-_log = structlog.get_logger(__name__)
+
+#: Under a deadline: the share of the time left that dealing worlds may use (relaxation included) ...
+SAMPLING_SHARE = 0.4
+#: ... and the share of what is then left for weighing the cards played with the double-dummy player model.
+EVIDENCE_SHARE = 0.3
+#: The search stops this long before the deadline, to build the decision and return it in time.
+_RESERVE_S = 0.002
 
 
 @dataclass(frozen=True)
@@ -47,7 +61,8 @@ class PlaySettings:
     worlds_declarer: int | None = None  # None: ``worlds``
     worlds_defender: int | None = None  # None: ``worlds``
     max_m: int = 3
-    declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 always completes)
+    declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 completes unless the
+    # decision's deadline, which bounds this budget too, stops it)
     objective: Literal["make", "tricks"] = "make"
     inference: bool = True
     ess_threshold: float = 0.5  # re-deal when the effective sample size falls below this share of the worlds
@@ -80,12 +95,13 @@ class PlayDecision:
     card: Card
     reason: str
     seat: Seat  # the seat whose card this is (dummy's card is chosen by declarer)
-    selector: str  # "forced", "pimc" or "alphamu"
+    selector: str  # "forced", "pimc", "alphamu" or "fallback" (no time for a search: ``fallback_card``)
     worlds: int = 0
     goal: float | None = None  # probability of the mover's side reaching its goal (make / defeat)
     m: int = 0
     pimc_card: Card | None = None  # what M = 1 would have played (αμ only)
     seconds: float = 0.0
+    cut_short: bool = False  # the deadline stopped a stage before it finished (the reason says so)
 
 
 @dataclass
@@ -93,6 +109,30 @@ class _Belief:
     key: tuple
     cards: tuple[Card, ...]
     posterior: object  # engine.inference.WorldPosterior
+    relaxed: str = ""  # what the relaxation ladder dropped to deal its worlds
+
+
+@dataclass
+class _Worlds:
+    """One decision's worlds and weights, and how they were come by (for the decision's reason)."""
+
+    masks: np.ndarray
+    weights: np.ndarray
+    relaxed: str = ""
+    cut_short: bool = False
+
+
+def fallback_card(hand: int, trick: tuple[int, ...]) -> tuple[Card, str]:
+    """A legal card chosen without search, for when there is no time for one: the lowest card of the suit led when
+    following, else the lowest card of the longest suit (gives away the least at once, keeps the short suits'
+    honours); ties go to the lower suit."""
+    legal = legal_mask(hand, trick)
+    if trick and legal & SUIT_MASKS[trick[0] // 13]:
+        low = legal & -legal
+        return Card.from_index(low.bit_length() - 1), "no time to search: lowest card of the suit led"
+    longest = max((legal & m for m in SUIT_MASKS), key=int.bit_count)
+    low = longest & -longest
+    return Card.from_index(low.bit_length() - 1), "no time to search: lowest card of the longest suit"
 
 
 class CardPlayer:
@@ -111,42 +151,77 @@ class CardPlayer:
         self.constraints = dict(constraints or {})
         self._card_model = card_model
         self._beliefs: dict[Seat, _Belief] = {}
+        self._start: dict[Seat, tuple[tuple, int]] = {}  # per viewer: (board key, first rung not refuted)
 
     # -- worlds and weights ----------------------------------------------------------------------------------------
-    def _sampler(self, view: SeatView) -> WorldSampler:
-        known, cons = view.known_cards(), view.constraints(self.constraints)
-        try:
-            return WorldSampler(known, cons)
-        except SamplingError as exc:
-            # The auction's constraints are soft knowledge (a player may misbid, a sampler may be too strict):
-            # keep the hard facts (cards seen, show-outs) and drop the rest rather than fail to play a card.
-            _log.warning("play.sampling_relaxed", viewer=view.seat.letter, cards=len(view.cards), error=str(exc))
-            hard = [SeatConstraints(not_held=c.not_held) for c in cons]
-            return WorldSampler(known, hard)
+    def _source(self, view: SeatView, deadline: float | None) -> RelaxingSampler:
+        """The relaxation ladder for ``view``, starting past the rungs already refuted on this board; its
+        sampling stage may use ``SAMPLING_SHARE`` of the time left."""
+        key, start = self._start.get(view.seat, (None, 0))
+        board = self._board_key(view)
+        return RelaxingSampler(view, self.constraints, deadline=slice_of(deadline, SAMPLING_SHARE),
+                               start=start if key == board else 0)
 
-    def _sample(self, view: SeatView, n: int, rng: random.Random) -> np.ndarray:
-        return self._sampler(view).sample(n, rng.getrandbits(63)).masks
+    def _sample(self, view: SeatView, n: int, rng: random.Random, deadline: float | None,
+                got: _Worlds) -> np.ndarray:
+        source = self._source(view, deadline)
+        masks = source.sample(n, rng.getrandbits(63)).masks
+        self._note(view, source, got)
+        return masks
+
+    def _note(self, view: SeatView, source: RelaxingSampler, got: _Worlds) -> None:
+        self._start[view.seat] = (self._board_key(view), source.start)
+        got.relaxed = source.relaxed
+        got.cut_short |= source.short
+
+    @staticmethod
+    def _board_key(view: SeatView) -> tuple:
+        play = view.play
+        assert play is not None  # choose() checked
+        return (view.hand.bits, play.contract.pbn, int(play.declarer))
 
     def _model(self) -> CardModel:
         if self._card_model is None:
             self._card_model = DoubleDummyPlayer(oracle=self.oracle)
         return self._card_model
 
-    def worlds_and_weights(self, view: SeatView, n: int, rng: random.Random):
-        """Original-hand masks ``(k, 4)`` and normalised weights for the seat of ``view`` now."""
+    def _observe(self, post: WorldPosterior, seat: Seat, card: Card, ctx: PlayContext,
+                 deadline: float | None, got: _Worlds) -> WorldPosterior:
+        """``post`` after ``seat`` played ``card``: weighed by the player model while ``deadline`` allows, else
+        (``got.cut_short``) only the worlds where the card could not be played are ruled out."""
+        if not expired(deadline):
+            try:
+                with until(self.oracle, deadline):
+                    return post.observe_card(seat, card, ctx, self._model())
+            except DeadlineReached:
+                pass
+        got.cut_short = True
+        return post.observe_card(seat, card, ctx, RandomPlayer())
+
+    def worlds_and_weights(self, view: SeatView, n: int, rng: random.Random, deadline: float | None = None):
+        """Original-hand masks ``(k, 4)`` and normalised weights for the seat of ``view`` now (see ``choose`` for
+        ``deadline``)."""
+        got = self._worlds(view, n, rng, deadline)
+        return got.masks, got.weights
+
+    def _worlds(self, view: SeatView, n: int, rng: random.Random, deadline: float | None) -> _Worlds:
+        got = _Worlds(np.zeros((0, 4), dtype=np.uint64), np.zeros(0))
         if not self.settings.inference:
-            masks = self._sample(view, n, rng)
-            return masks, np.full(len(masks), 1.0 / max(1, len(masks)))
+            got.masks = self._sample(view, n, rng, deadline, got)
+            got.weights = np.full(len(got.masks), 1.0 / max(1, len(got.masks)))
+            return got
         viewer, play = view.seat, view.play
         assert play is not None  # choose() checked
-        key = (view.hand.bits, play.contract.pbn, int(play.declarer))
+        key = self._board_key(view)
         belief = self._beliefs.get(viewer)
         if belief is None or belief.key != key or play.cards[: len(belief.cards)] != belief.cards:
-            belief = _Belief(key, (), WorldPosterior.uniform(self._sample(view, n, rng)))
+            belief = _Belief(key, (), WorldPosterior.uniform(self._sample(view, n, rng, deadline, got)), got.relaxed)
             seen = 0
         else:
             seen = len(belief.cards)
+        got.relaxed = belief.relaxed
         post = belief.posterior
+        weigh_by = slice_of(deadline, EVIDENCE_SHARE)
         # Replay the cards played since the last decision: hidden hands' cards are evidence about the layout.
         prefix = play.prefix(seen)
         for k, card in enumerate(play.cards[seen:], start=seen):
@@ -155,24 +230,34 @@ class CardPlayer:
             # without seeing dummy, so a double-dummy model of it would mislead).
             if prefix.cards and seat != viewer and seat != play.dummy:
                 try:
-                    post = post.observe_card(seat, card, PlayContext.from_play(prefix), self._model())
+                    post = self._observe(post, seat, card, PlayContext.from_play(prefix), weigh_by, got)
                 except BridgeError:
                     # No sampled world explains the card: re-deal from the new hard facts.
-                    post = WorldPosterior.uniform(self._sample(view.prefix(k + 1), n, rng))
+                    post = WorldPosterior.uniform(self._sample(view.prefix(k + 1), n, rng, deadline, got))
             prefix = prefix.then(card)
         if post.ess < self.settings.ess_threshold * len(post):
             try:
-                post = post.redeal(self._sampler(view), n, rng.getrandbits(63))
+                source = self._source(view, deadline)
+                with until(self.oracle, weigh_by):
+                    post = post.redeal(source, n, rng.getrandbits(63))
+                self._note(view, source, got)
+            except DeadlineReached:
+                got.cut_short = True  # no time to re-deal and replay the evidence: keep the worlds we have
             except BridgeError:
-                post = WorldPosterior.uniform(self._sample(view, n, rng))
-        self._beliefs[viewer] = _Belief(key, play.cards, post)
-        return post.masks, post.weights
+                post = WorldPosterior.uniform(self._sample(view, n, rng, deadline, got))
+        self._beliefs[viewer] = _Belief(key, play.cards, post, got.relaxed)
+        got.masks, got.weights = post.masks, post.weights
+        return got
 
     # -- the decision ----------------------------------------------------------------------------------------------
-    def choose(self, view: SeatView | Play, rng: random.Random | int | None = None) -> PlayDecision:
+    def choose(self, view: SeatView | Play, rng: random.Random | int | None = None,
+               deadline: float | None = None) -> PlayDecision:
         """The next card, chosen from what the deciding seat knows. ``view`` is that seat's ``SeatView``; a whole
         ``Play`` (self-play, a play problem) is read through the decider's view of it, so the hidden hands are
-        never seen. Raises ``BridgeError`` when the play is over or ``view``'s seat does not decide the card."""
+        never seen. Raises ``BridgeError`` when the play is over or ``view``'s seat does not decide the card.
+
+        ``deadline`` (absolute, ``time.monotonic()``): every stage stops by it (see module doc) and the card is the
+        best found by then, ``cut_short`` saying so; ``None``: no limit beyond the settings' αμ budget."""
         t0 = time.monotonic()
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         if isinstance(view, Play):
@@ -204,10 +289,21 @@ class CardPlayer:
             card = Card.from_index(reps.bit_length() - 1)
             why = "forced" if legal.bit_count() == 1 else "equal cards"
             return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
+
+        def fallback(relaxed: str = "") -> PlayDecision:
+            card, why = fallback_card(hand, trick)
+            return PlayDecision(card, why + _notes(True, relaxed), mover, "fallback", seconds=time.monotonic() - t0,
+                                cut_short=True)
+
+        if expired(deadline):
+            return fallback()
         n = self.settings.worlds_for(declaring)
-        masks, weights = self.worlds_and_weights(view, n, rng)
-        keep = [i for i, w in enumerate(weights) if w > 0]  # zero weight: contradicted by a card seen since
-        masks, weights = masks[keep], weights[keep]
+        try:
+            got = self._worlds(view, n, rng, deadline)
+        except DeadlineReached:
+            return fallback()
+        keep = [i for i, w in enumerate(got.weights) if w > 0]  # zero weight: contradicted by a card seen since
+        masks, weights = got.masks[keep], got.weights[keep]
         played = play.played
         worlds = tuple(tuple(int(b) & ~played for b in row) for row in masks)
         need = play.contract.tricks_needed - play.declarer_tricks
@@ -215,20 +311,31 @@ class CardPlayer:
         target = max(0, min(need, tricks_left + 1))
         root = Root(int(play.trump), int(play.leader), trick, worlds, tuple(float(w) for w in weights),  # type: ignore[arg-type]
                     int(play.declarer), target)
-        if declaring and self.settings.declarer_selector == "alphamu":
-            st = self.settings
-            opts = AlphaMuOptions(max_m=st.max_m, budget_s=st.declarer_budget_s, tt=st.tt, root_cut=st.root_cut,
-                                  early_cut=st.early_cut, min_cut=st.early_cut)
-            r = alphamu_choose(root, self.oracle, opts)
-            reason = f"αμ M={r.m}, {r.worlds} worlds: {r.mu:.0%} to make"
-            return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
-                                time.monotonic() - t0)
-        r = pimc_choose(root, self.oracle, self.settings.objective)
+        search_by = None if deadline is None else deadline - _RESERVE_S
+        try:
+            if declaring and self.settings.declarer_selector == "alphamu":
+                st = self.settings
+                opts = AlphaMuOptions(max_m=st.max_m, budget_s=st.declarer_budget_s, tt=st.tt, root_cut=st.root_cut,
+                                      early_cut=st.early_cut, min_cut=st.early_cut)
+                r = alphamu_choose(root, self.oracle, opts, search_by)
+                cut = got.cut_short or r.cut_short
+                reason = f"αμ M={r.m}, {r.worlds} worlds: {r.mu:.0%} to make" + _notes(cut, got.relaxed)
+                return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
+                                    time.monotonic() - t0, cut)
+            p = pimc_choose(root, self.oracle, self.settings.objective, search_by)
+        except DeadlineReached:
+            return fallback(got.relaxed)
         goal = "make" if declaring else "defeat"
-        b = r.best
-        reason = f"PIMC, {r.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
-        return PlayDecision(r.card, reason, mover, "pimc", r.worlds, b.goal if b else None, 1, r.card,
-                            time.monotonic() - t0)
+        b = p.best
+        cut = got.cut_short or p.cut_short
+        reason = f"PIMC, {p.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
+        return PlayDecision(p.card, reason + _notes(cut, got.relaxed), mover, "pimc", p.worlds,
+                            b.goal if b else None, 1, p.card, time.monotonic() - t0, cut)
+
+
+def _notes(cut_short: bool, relaxed: str) -> str:
+    """What a decision's reason adds when the deadline cut it short or the auction's constraints were relaxed."""
+    return (" (cut short by the deadline)" if cut_short else "") + (f" (relaxed: {relaxed})" if relaxed else "")
 
 
 def play_out(play: Play, player: CardPlayer,

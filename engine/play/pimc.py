@@ -5,6 +5,9 @@ card), and each candidate card is scored over the worlds with their weights: the
 mover's side reaches its goal (the declaring side makes, the defence defeats) and the weighted mean of its tricks.
 ``objective`` chooses which of the two ranks first; the other breaks ties. Equivalent cards are collapsed before
 scoring and a forced card (one legal class) is returned without solving anything.
+
+With a ``deadline`` the worlds are solved heaviest first and solving stops there: the card is chosen over the
+worlds solved by then (``cut_short``), or ``DeadlineReached`` is raised if not even one was.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..cards import BridgeError, Card
-from .oracle import DDOracle
+from ..deadline import DeadlineReached
+from .oracle import DDOracle, solve_cards_by
 from .position import Root, iter_bits
 
 __all__ = ["CardScore", "PimcResult", "pimc_choose", "Objective", "dd_table"]
@@ -32,18 +36,21 @@ class CardScore:
 class PimcResult:
     card: Card
     scores: tuple[CardScore, ...]  # one per candidate class, best first
-    worlds: int
+    worlds: int  # the worlds scored (fewer than given when the deadline stopped the solving)
     forced: bool
+    cut_short: bool = False  # the deadline stopped the solving before every world was solved
 
     @property
     def best(self) -> CardScore | None:
         return self.scores[0] if self.scores else None
 
 
-def dd_table(root: Root, oracle: DDOracle, worlds: list[int] | None = None) -> list[dict[int, int]]:
-    """Double-dummy tricks for every legal card of the mover, in each listed world (all worlds by default)."""
+def dd_table(root: Root, oracle: DDOracle, worlds: list[int] | None = None,
+             deadline: float | None = None) -> list[dict[int, int]]:
+    """Double-dummy tricks for every legal card of the mover, in each listed world (all worlds by default); with a
+    ``deadline``, for the worlds solved by then (the first ones listed)."""
     idx = range(len(root.worlds)) if worlds is None else worlds
-    return oracle.solve_cards_many([root.position(i) for i in idx])
+    return solve_cards_by(oracle, [root.position(i) for i in idx], deadline)
 
 
 def goal_reached(root: Root, tricks: int) -> bool:
@@ -78,8 +85,9 @@ def rank_key(score: CardScore, objective: Objective) -> tuple[float, float]:
     return (g, t) if objective == "make" else (t, g)
 
 
-def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make") -> PimcResult:
-    """Best card by PIMC over ``root``'s worlds and weights."""
+def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make",
+                deadline: float | None = None) -> PimcResult:
+    """Best card by PIMC over ``root``'s worlds and weights (over those solved by ``deadline``, if given)."""
     if objective not in ("make", "tricks"):
         raise BridgeError(f"unknown PIMC objective {objective!r} (use 'make' or 'tricks')")
     cands = list(iter_bits(root.candidates()))
@@ -88,10 +96,18 @@ def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make") -> 
     if len(cands) == 1:
         return PimcResult(Card.from_index(cands[0]), (), len(root.worlds), True)
     live = [i for i, w in enumerate(root.weights) if w > 0]
-    table = dd_table(root, oracle, live)
+    if deadline is not None:
+        # Heaviest first (a stable sort: equal weights keep their order), so the worlds a deadline leaves unsolved
+        # are the ones that would have counted least.
+        live.sort(key=lambda i: -root.weights[i])
+    table = dd_table(root, oracle, live, deadline)
+    if live and not table:
+        raise DeadlineReached("PIMC: no world solved before the deadline")
+    cut_short = len(table) < len(live)
+    live = live[: len(table)]
     sub = Root(root.trump, root.leader, root.trick, tuple(root.worlds[i] for i in live),
                tuple(root.weights[i] for i in live), root.declarer, root.target)
     scores = score_cards(sub, table, cands)
     # Stable sort: among exact ties the candidate order (low cards first) decides, so the choice is deterministic.
     scores.sort(key=lambda s: rank_key(s, objective), reverse=True)
-    return PimcResult(scores[0].card, tuple(scores), len(live), False)
+    return PimcResult(scores[0].card, tuple(scores), len(live), False, cut_short)

@@ -70,7 +70,9 @@ struct DDSolver {
     size_t tt_bytes;
     uint8_t epoch;         /* bumped by every root call (diagnostic) */
     uint64_t node_limit;
-    int aborted;
+    int has_deadline;      /* dd_set_time_limit: stop at `deadline` (CLOCK_MONOTONIC seconds) */
+    double deadline;
+    int aborted;           /* 0, or why the search stopped: 1 node limit, 2 time limit */
     DDStats st;
 };
 

@@ -30,6 +30,7 @@
 #include "tt.h"
 #include "sure_tricks.h"
 #include "moves.h"
+#include <time.h>
 
 /* ------------------------------------------------------------------ setup */
 
@@ -74,6 +75,22 @@ void dd_set_options(DDSolver *s, unsigned opts) { s->opts = opts; dd_reset(s); }
 void dd_get_stats(const DDSolver *s, DDStats *out) { *out = s->st; }
 void dd_clear_stats(DDSolver *s) { memset(&s->st, 0, sizeof(s->st)); }
 void dd_set_node_limit(DDSolver *s, uint64_t limit) { s->node_limit = limit; }
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void dd_set_time_limit(DDSolver *s, double seconds) {
+    s->deadline = monotonic_seconds() + seconds;
+    s->has_deadline = 1;
+}
+
+void dd_clear_time_limit(DDSolver *s) { s->has_deadline = 0; }
+
+/* What an entry point returns when a limit stopped its search: -2 node limit, -3 time limit. */
+#define ABORTED(S) (-1 - (S)->aborted)
 
 /* ------------------------------------------------------------------ search */
 
@@ -147,6 +164,10 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         if (r < skip_below[s]) continue;
         S->st.nodes++;
         if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; win[0] = win[1] = win[2] = win[3] = 0; return 0; }
+        /* the clock costs some 20 ns: read it every 1024 nodes only */
+        if (S->has_deadline && !(S->st.nodes & 1023u) && monotonic_seconds() > S->deadline) {
+            S->aborted = 2; win[0] = win[1] = win[2] = win[3] = 0; return 0;
+        }
         const Winner saved = put_card(S, T, p, pos, s, r);
         uint16_t cw[4] = {0, 0, 0, 0};
         int res;
@@ -305,7 +326,7 @@ static int mtd(DDSolver *S, probe_fn f, void *ctx, int lo, int hi, int guess) {
         if (t > hi) t = hi;
         if (f(S, ctx, t)) { lo = t; guess = t + 1; }
         else { hi = t - 1; guess = t - 1; }
-        if (S->aborted) return -2;
+        if (S->aborted) return ABORTED(S);
     }
     return lo;
 }
@@ -492,7 +513,7 @@ int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first,
         else {
             CardCtx c = {tleft, pos, mv[i].s, mv[i].r};
             ok = probe_card(S, &c, target);
-            if (S->aborted) return -2;
+            if (S->aborted) return ABORTED(S);
         }
         for (unsigned g = mv[i].group; g; g &= g - 1) {
             out_suit[out] = mv[i].s;
@@ -542,7 +563,7 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
         CardCtx c = {tleft, pos, mv[i].s, mv[i].r};
         int g0 = prev[i] >= 0 ? prev[i] : best >= 0 ? best : guess;
         int v = mtd(S, probe_card, &c, 0, tleft, g0);
-        if (S->aborted) return -2;
+        if (S->aborted) return ABORTED(S);
         if (v > best) best = v;
         unsigned g = mv[i].group;
         while (g) {

@@ -53,6 +53,11 @@ void dd_get_stats(const DDSolver *s, DDStats *out);
 void dd_clear_stats(DDSolver *s);
 /* Stop a search after this many card nodes (0 = no limit); the entry points then return -2. */
 void dd_set_node_limit(DDSolver *s, uint64_t limit);
+/* Stop a search `seconds` from now (the clock is read every 1024 card nodes, about a tenth of a millisecond); the
+ * entry points then return -3.  The limit stays until dd_clear_time_limit.  An interrupted search stores nothing
+ * in the transposition table, so the solver stays sound. */
+void dd_set_time_limit(DDSolver *s, double seconds);
+void dd_clear_time_limit(DDSolver *s);
 
 /* Tricks the side of `leader` takes from a trick-start position (all four hands of equal length). */
 int dd_solve_leader(DDSolver *s, const uint16_t hands[4][4], int trump, int leader);

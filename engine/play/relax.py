@@ -1,0 +1,113 @@
+"""The relaxation ladder: worlds for a seat's view even when the auction's picture of the hidden hands is wrong.
+
+What the auction showed is soft knowledge: players misbid, robots at other tables follow other systems (or none),
+and our reading of a call may be too strict. The hard facts of the view (cards seen, cards played and by whom,
+show-outs: ``SeatView.known_cards`` and the show-out part of ``SeatView.constraints``) are never dropped. When the
+constraints cannot be met — the sampler's cheap bounds refute them at once, or it cannot deal enough worlds within
+its share of the time — the least trusted inferences go first, one rung at a time:
+
+  0. every call's constraints;
+  1. without the opponents' calls (the side we know least about: another system, or none);
+  2. without partner's calls either: the hard facts alone, which the real deal always meets.
+
+A rung that would drop nothing is skipped. Constraints on a hand the viewer sees (its own, dummy's once it is down)
+are left out from the start: they say nothing about a hidden card, and a misbid there would only make the sampler
+refuse.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import structlog
+
+from ..cards import Seat
+from ..deadline import DeadlineReached, slice_of
+from ..sampling import UNCONSTRAINED, SamplingError, SamplingTimeout, SeatConstraints, WorldSampler, Worlds
+from ..view import SeatView
+
+__all__ = ["Rung", "rungs", "RelaxingSampler", "ENOUGH_WORLDS", "RUNG_SHARE"]
+
+_log = structlog.get_logger(__name__)
+
+#: A rung that runs out of time keeps the worlds it dealt when they are at least this share of those asked for
+#: (fewer worlds that honour the auction beat more that ignore part of it); with fewer, the next rung is tried.
+ENOUGH_WORLDS = 0.25
+#: Share of the sampling time left that a rung may use when a later rung could still be tried (the last rung,
+#: which has no fallback, gets all that is left).
+RUNG_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Rung:
+    dropped: str  # what this rung gave up, for logs and reasons ('' on the first rung)
+    base: Mapping[Seat, SeatConstraints]  # the auction's constraints kept (per hidden seat)
+
+
+def rungs(view: SeatView, constraints: Mapping[Seat, SeatConstraints]) -> list[Rung]:
+    """The ladder for ``view``: the auction's ``constraints`` (per seat, on original hands), then less of them."""
+    soft = {s: c for s, c in constraints.items() if view.original_hand(s) is None and c != UNCONSTRAINED}
+    opponents = {s for s in soft if not s.same_side(view.seat)}
+    out = [Rung("", soft)]
+    if opponents:
+        out.append(Rung("opponents' bidding", {s: c for s, c in soft.items() if s not in opponents}))
+    if len(soft) > len(opponents):  # partner's calls constrain a hidden hand too
+        out.append(Rung("opponents' and partner's bidding" if opponents else "partner's bidding", {}))
+    return out
+
+
+class RelaxingSampler:
+    """Worlds for ``view`` down the ladder, starting at rung ``start``. ``sample(n, seed)`` has
+    ``WorldSampler.sample``'s shape, so a posterior can re-deal from it; after a sample, ``rung`` is the rung used,
+    ``relaxed`` what it dropped ('' for nothing), ``short`` whether the deadline left it with fewer worlds than
+    asked for, and ``start`` the first rung not refuted (the constraints of a refuted rung only grow as the play
+    goes on, so later samples of the board may start there; a rung that merely ran out of time is tried again).
+
+    ``deadline``: the sampling stage's (absolute, ``time.monotonic()``). Without one, a rung fails only when its
+    constraints are refuted or the sampler's candidate budget runs out, and rung 0 samples exactly as a plain
+    ``WorldSampler`` would. If even the last rung deals no world in time, ``DeadlineReached`` is raised.
+    """
+
+    def __init__(self, view: SeatView, constraints: Mapping[Seat, SeatConstraints], *,
+                 deadline: float | None = None, start: int = 0) -> None:
+        self.view = view
+        self.ladder = rungs(view, constraints)
+        self.deadline = deadline
+        self.start = self.rung = min(start, len(self.ladder) - 1)
+        self.short = False
+
+    @property
+    def relaxed(self) -> str:
+        return self.ladder[self.rung].dropped
+
+    def sample(self, n: int, rng) -> Worlds:
+        view = self.view
+        known = view.known_cards()
+        for i in range(self.start, len(self.ladder)):
+            last = i == len(self.ladder) - 1
+            cut = self.deadline if last else slice_of(self.deadline, RUNG_SHARE)
+            try:
+                worlds = WorldSampler(known, view.constraints(self.ladder[i].base)).sample(n, rng, deadline=cut)
+                short = False
+            except SamplingTimeout as exc:
+                worlds, short = exc.worlds, True
+                if len(worlds) < (1 if last else max(1, math.ceil(ENOUGH_WORLDS * n))):
+                    if last:
+                        raise DeadlineReached("no world could be dealt before the deadline") from None
+                    self._relax(i, exc)
+                    continue
+            except SamplingError as exc:
+                if last:
+                    raise  # the hard facts alone cannot be met: the view contradicts itself
+                self.start = i + 1
+                self._relax(i, exc)
+                continue
+            self.rung, self.short = i, short
+            return worlds
+        raise AssertionError("unreachable: the last rung returns or raises")  # pragma: no cover
+
+    def _relax(self, i: int, exc: SamplingError) -> None:
+        _log.warning("play.sampling_relaxed", viewer=self.view.seat.letter, cards=len(self.view.cards),
+                     dropped=self.ladder[i + 1].dropped, error=str(exc))

@@ -1,0 +1,183 @@
+"""Every decision ends by its deadline with the best answer found so far (``Player.bid`` / ``Player.play``).
+
+Budgets of 50 ms, 200 ms and 2 s on positions that an unbounded search could not finish in that time (hundreds
+of worlds at trick 1; a rule base whose rules take milliseconds each), so each test fails without the deadline:
+the decision must say it was cut short, and it must return by the deadline plus ``MARGIN``.
+
+``MARGIN`` is the fixed overhead allowed past a deadline. Measured with ``bench/deadlines.py`` on the 2-core test
+machine: alone, card decisions came back 1-2 ms *before* the deadline (the search stops 2 ms early) and the slow
+bidder below up to 4 ms after it (one rule's evaluation); with the whole suite running beside (``--load``), the
+worst of 90 decisions was 10 ms after it, of some 300 card decisions in an earlier probe 8 ms. 50 ms leaves room
+for a busier machine without hiding a stage that ignores the deadline (any such stage costs seconds here).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from squeeze.engine.auction import Auction
+from squeeze.engine.bidding import Bidder
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Strain
+from squeeze.engine.deadline import DeadlineReached
+from squeeze.engine.play.card_player import CardPlayer, PlaySettings, fallback_card
+from squeeze.engine.play.oracle import EngineDDOracle, solve_cards_by
+from squeeze.engine.play.position import SearchPosition
+from squeeze.engine.player import Player, PlayerParams, SeatView
+
+from test_play_oracle import EndplayOracle
+
+MARGIN = 0.05
+BUDGETS = (0.05, 0.2, 2.0)
+
+# Board 1 as four SAYC robots bid it (Deal.random(23)): 3NT by West, North leads, East is dummy.
+DEAL = Deal.parse("N:8432.QJ.AT4.Q954 K9765.AT862..KJ6 AJT.754.Q9532.82 Q.K93.KJ876.AT73")
+AUCTION = Auction.parse("P 1S P 2D P 2H P 3N P P P", "N")
+# Far more worlds than any of the budgets can solve at trick 1: unbounded, PIMC takes some 5 s over them for South
+# after the lead and dummy's card, and West's αμ some 30 s for M = 1 alone (measured with a fresh solver).
+MANY = PlaySettings(worlds_declarer=300, worlds_defender=300, max_m=3, declarer_budget_s=60.0)
+
+
+@pytest.fixture(scope="module")
+def oracle() -> EngineDDOracle:
+    oracle = EngineDDOracle()
+    Player(oracle=oracle).prepare()  # the system is loaded once per process: not on a deadline's time
+    return oracle
+
+
+def view_after(cards: int) -> SeatView:
+    """The decider's view after the first ``cards`` cards, each the lowest legal card (a fixed, legal play)."""
+    play = Play(DEAL, AUCTION.contract)
+    for _ in range(cards):
+        play = play.then(min(play.legal_cards(), key=lambda c: c.index))
+    mover = play.next_seat
+    decider = play.declarer if mover == play.dummy else mover
+    return SeatView.from_play(play, decider, auction=AUCTION)
+
+
+def timed(call, budget: float, tries: int = 3):
+    """``call(deadline)`` and the time it took. On a machine shared with other work a process can lose the CPU for
+    longer than the margin right at its deadline; so a late answer is retried (up to ``tries`` times) and the
+    first one in time is kept. An engine that ignored its deadline would be late every time."""
+    for attempt in range(tries):
+        t = time.monotonic()
+        result = call(t + budget)
+        elapsed = time.monotonic() - t
+        if elapsed <= budget + MARGIN:
+            break
+    return result, elapsed
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("cards, selector", [(1, "alphamu"), (2, "pimc")], ids=["declarer-alphamu", "defender-pimc"])
+def test_a_card_decision_returns_by_its_deadline(oracle, budget, cards, selector):
+    view = view_after(cards)  # 1 card: West plays from dummy (αμ); 2 cards: South, a defender (PIMC)
+    player = Player(PlayerParams(play=MANY, seed=3), oracle=oracle)
+    d, elapsed = timed(lambda deadline: player.play(view, deadline=deadline), budget)
+    assert elapsed <= budget + MARGIN, f"{elapsed:.3f} s for a {budget} s budget"
+    assert d.card in view.legal_cards()
+    assert d.cut_short and "cut short" in d.reason  # 300 worlds cannot all be solved: the deadline did stop it
+    assert d.selector in (selector, "fallback")  # a short budget may not see even one world solved at trick 1
+    if budget >= 2.0:
+        assert d.selector == selector and d.worlds >= 1  # a search over the worlds solved, not the fallback
+
+
+@pytest.mark.parametrize("cards", [33, 32], ids=["declarer-alphamu", "defender-pimc"])
+def test_a_generous_deadline_changes_nothing_on_an_easy_position(oracle, cards):
+    """Late in the play with 20 worlds: 2 s is plenty, so the card and its reason are those of no deadline."""
+    view = view_after(cards)
+    settings = PlaySettings(max_m=3, declarer_budget_s=60.0)
+    free = Player(PlayerParams(play=settings, seed=5), oracle=oracle).play(view)
+    player = Player(PlayerParams(play=settings, seed=5), oracle=oracle)
+    d, elapsed = timed(lambda deadline: player.play(view, deadline=deadline), 2.0)
+    assert free.selector != "forced"
+    assert not d.cut_short and "cut short" not in d.reason
+    assert (d.card, d.reason, d.worlds) == (free.card, free.reason, free.worlds)
+    assert elapsed < 2.0
+
+
+def test_no_time_at_all_gives_the_simple_legal_card(oracle):
+    view = view_after(2)
+    d = Player(PlayerParams(play=MANY), oracle=oracle).play(view, deadline=time.monotonic() - 1.0)
+    assert d.selector == "fallback" and d.cut_short
+    assert d.card in view.legal_cards() and "no time to search" in d.reason
+
+
+def test_fallback_card_follows_low_else_leads_low_from_the_longest_suit():
+    hand = Hand.parse("AK5.QJ32.7.T9842").bits  # S H D C
+    # following: the lowest card of the suit led
+    assert fallback_card(hand, (Card.parse("HA").index,))[0] == Card.parse("H2")
+    # void in the suit led, and on lead: the lowest card of the longest suit (clubs)
+    assert fallback_card(Hand.parse("AK5.QJ32..T98742").bits, (Card.parse("D5").index,))[0] == Card.parse("C2")
+    card, why = fallback_card(hand, ())
+    assert card == Card.parse("C2") and "longest suit" in why
+
+
+# --- the stages one by one ------------------------------------------------------------------------------------------
+
+def _trick_one_positions(n: int) -> list[SearchPosition]:
+    rng = random.Random(8)
+    return [SearchPosition(tuple(h.bits for h in Deal.random(rng).hands), (), 0, int(Strain.NOTRUMP))
+            for _ in range(n)]
+
+
+def test_the_solver_stops_mid_search_and_keeps_what_it_solved(oracle):
+    positions = _trick_one_positions(200)  # some 5 s of solving
+    t = time.monotonic()
+    with pytest.raises(DeadlineReached) as stop:
+        with oracle.until(t + 0.1):
+            oracle.solve_cards_many(positions)
+    assert time.monotonic() - t < 0.1 + MARGIN
+    done = stop.value.partial
+    assert len(done) < 200 and all(isinstance(r, dict) and r for r in done)
+    # what it solved is exact: the same as solving those positions without a deadline
+    assert done == oracle.solve_cards_many(positions[: len(done)])
+
+
+def test_solve_cards_by_works_for_an_oracle_that_cannot_be_interrupted():
+    positions = [SearchPosition(tuple(h.bits for h in Deal.random(random.Random(i)).hands), (), 0, 4)
+                 for i in range(3)]
+    reference = EndplayOracle()  # has no ``until``: read the clock between positions
+    assert solve_cards_by(reference, positions, None) == reference.solve_cards_many(positions)
+    assert solve_cards_by(reference, positions, time.monotonic() - 1) == []
+    assert solve_cards_by(reference, positions, time.monotonic() + 60) == reference.solve_cards_many(positions)
+
+
+def test_card_player_choose_takes_the_deadline_too(oracle):
+    """``CardPlayer.choose`` (self-play's entry point) honours it the same way as ``Player.play``."""
+    play = Play(DEAL, AUCTION.contract).then("S8")
+    d, elapsed = timed(lambda deadline: CardPlayer(MANY, oracle=oracle).choose(play, 1, deadline), 0.2)
+    assert elapsed <= 0.2 + MARGIN and d.cut_short and d.card in play.legal_cards()
+
+
+# --- the bidder -----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def slow_bidder(tmp_path_factory) -> Bidder:
+    """A rule base whose 600 rules (none of which holds) take about 5 ms each to test: some 3 s for a call."""
+    path = tmp_path_factory.mktemp("systems") / "slow.toml"
+    rule = 'when = "sum(1 for x in range(250000 + hcp)) < 0"\nexplain = "never"\n'
+    path.write_text('[system]\nname = "slow"\n' + "".join(
+        f'[[rule]]\nid = "slow.{i}"\ncontext = ""\ncall = "1C"\n{rule}' for i in range(600)))
+    return Bidder(str(path))
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_a_call_returns_by_its_deadline_and_is_a_legal_pass(slow_bidder, budget):
+    hand = Hand.parse("AK94.T82.K73.AQ5")
+    choice, elapsed = timed(lambda deadline: slow_bidder.choose(hand, Auction(Seat.NORTH), alternatives=False,
+                                                               deadline=deadline), budget)
+    assert elapsed <= budget + MARGIN
+    assert choice.cut_short and choice.call.is_pass and "cut short" in choice.explanation
+
+
+def test_a_generous_deadline_leaves_the_call_alone():
+    p = Player()
+    view = SeatView(Seat.WEST, DEAL[Seat.WEST], Auction.parse("P 1S P", "N"))  # West's 2D of the real auction
+    free = p.bid(view)
+    choice, elapsed = timed(lambda deadline: p.bid(view, deadline=deadline), 2.0)
+    assert choice == free and not choice.cut_short and str(choice.call) == "2D"
+    assert elapsed < 0.2  # the rule base is fast: the deadline is only a guard

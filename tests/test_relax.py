@@ -1,0 +1,200 @@
+"""Never stall or fail on an impossible picture of the hidden hands (``engine.play.relax``, the sampler's bounds).
+
+The reproduction is from a table manager whose robots bid nothing like our system: South opens 1C, East balances
+with 1NT, and our reading of the calls (North: fewer than 6 points; South: an opening with three or more clubs;
+East and West as shown) fits no deal once East sees five clubs in its hand and five in dummy's. Before the ladder,
+the sampler dealt its 2,000,000 candidates (50-110 s) and raised ``SamplingError`` out of ``Player.play``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from structlog.testing import capture_logs
+
+from squeeze.engine.auction import PASS, Auction
+from squeeze.engine.bidding import get_bidder
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Deal, Hand, Seat, Suit
+from squeeze.engine.play.card_player import PlaySettings
+from squeeze.engine.play.oracle import EngineDDOracle
+from squeeze.engine.play.relax import RelaxingSampler, rungs
+from squeeze.engine.player import Player, PlayerParams, SeatView
+from squeeze.engine.sampling import SamplingError, SamplingTimeout, SeatConstraints, WorldSampler
+
+from test_deadlines import MARGIN
+
+STALL_AUCTION = Auction.parse("1C P P 1N P P P", "S")  # 1NT by East: South leads, West is dummy
+# East and dummy hold ten clubs between them, so South cannot hold the three its 1C promises in our system.
+STALL_DEAL = Deal.parse("N:T942.T984.9876.5 A3.K32.432.KJ987 KQJ.AQJ.AKQJT.A6 8765.765.5.QT432")
+
+
+def stall_view() -> SeatView:
+    return SeatView(Seat.EAST, STALL_DEAL[Seat.EAST], STALL_AUCTION, cards=("6C", "2C", "5C"),
+                    dummy=STALL_DEAL[Seat.WEST])
+
+
+@pytest.fixture(scope="module")
+def oracle() -> EngineDDOracle:
+    oracle = EngineDDOracle()
+    Player(oracle=oracle).prepare()
+    return oracle
+
+
+def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(oracle):
+    view = stall_view()
+    assert view.decider == Seat.EAST and STALL_AUCTION.contract.declarer == Seat.EAST
+    cons = get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
+    WorldSampler(view.known_cards(), view.constraints(cons))  # no cheap bound refutes it: only dealing can tell
+    with capture_logs() as logs:
+        t = time.monotonic()
+        d = Player(oracle=oracle).play(view, deadline=t + 1.0)
+        elapsed = time.monotonic() - t
+    assert elapsed < 1.0 + MARGIN
+    assert d.card in view.legal_cards() and d.selector == "alphamu"
+    assert "(relaxed: opponents' bidding)" in d.reason
+    relaxed = [e for e in logs if e["event"] == "play.sampling_relaxed"]
+    assert relaxed and relaxed[0]["dropped"] == "opponents' bidding" and relaxed[0]["viewer"] == "E"
+
+
+# --- the ladder -----------------------------------------------------------------------------------------------------
+
+def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
+    deal = STALL_DEAL
+    cons = get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.NORTH)
+    # South's opening lead: North (partner) and both opponents are hidden
+    lead = SeatView(Seat.SOUTH, deal[Seat.SOUTH], STALL_AUCTION)
+    ladder = rungs(lead, cons)
+    assert [r.dropped for r in ladder] == ["", "opponents' bidding", "opponents' and partner's bidding"]
+    assert set(ladder[0].base) == {Seat.NORTH, Seat.EAST, Seat.WEST}  # not South's own: its hand is seen
+    assert set(ladder[1].base) == {Seat.NORTH} and ladder[2].base == {}
+    # declarer after the lead: partner is dummy, seen; only the opponents' calls are left to drop
+    east = stall_view()
+    ladder = rungs(east, get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
+    assert [r.dropped for r in ladder] == ["", "opponents' bidding"]
+    assert set(ladder[0].base) == {Seat.NORTH, Seat.SOUTH} and ladder[1].base == {}
+
+
+def test_relaxing_keeps_partners_calls_and_the_hard_facts():
+    """West is on lead; North (an opponent) is said to hold 30+ HCP with a 1NT partner: impossible. The ladder
+    drops the opponents' constraints but still honours East's (partner), and every world keeps the facts."""
+    deal = Deal.random(random.Random(4))
+    view = SeatView(Seat.WEST, deal[Seat.WEST], Auction.parse("1N P P P", "S"))
+    cons = {Seat.NORTH: SeatConstraints(hcp=(30, 37)), Seat.SOUTH: SeatConstraints(hcp=(20, 37)),
+            Seat.EAST: SeatConstraints(lengths=((0, 13), (0, 13), (5, 13), (0, 13)))}  # East: 5+ hearts
+    with capture_logs() as logs:
+        source = RelaxingSampler(view, cons)
+        worlds = source.sample(30, 7)
+    assert source.relaxed == "opponents' bidding" and source.start == 1 and not source.short
+    assert [e["dropped"] for e in logs if e["event"] == "play.sampling_relaxed"] == ["opponents' bidding"]
+    for row in worlds.masks:
+        assert int(row[Seat.WEST]) == deal[Seat.WEST].bits
+        assert Hand(int(row[Seat.EAST])).length(Suit.HEARTS) >= 5
+
+
+def test_a_rung_that_runs_out_of_time_keeps_enough_worlds_or_relaxes():
+    view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
+    rare = {Seat.NORTH: SeatConstraints(predicates=(_never,))}  # no cheap bound can see through a predicate
+    with capture_logs():
+        source = RelaxingSampler(view, rare, deadline=time.monotonic() + 0.05)
+        worlds = source.sample(10, 1)
+    assert source.relaxed == "opponents' bidding" and len(worlds) == 10
+    assert source.start == 0  # out of time is not refuted: the next sample tries every call's constraints again
+    with pytest.raises(SamplingTimeout) as stop:
+        WorldSampler(view.known_cards(), view.constraints(rare)).sample(10, 1, deadline=time.monotonic() + 0.02)
+    assert len(stop.value.worlds) == 0
+
+
+def _never(hand: Hand) -> bool:
+    return False
+
+
+# --- cheap infeasibility bounds -------------------------------------------------------------------------------------
+
+def _no_dealing(monkeypatch):
+    def refuse(*_a, **_k):
+        raise AssertionError("the sampler dealt a candidate")
+
+    monkeypatch.setattr(WorldSampler, "_deal_batch", refuse)
+
+
+@pytest.mark.parametrize("cons, message", [
+    # each seat's range is reachable on its own; together they need more points than the deck holds
+    ({Seat.NORTH: SeatConstraints(hcp=(16, 37)), Seat.EAST: SeatConstraints(hcp=(16, 37)),
+      Seat.SOUTH: SeatConstraints(hcp=(16, 37))}, "HCP between them"),
+    # ... or fewer than the unseen cards hold
+    ({s: SeatConstraints(hcp=(0, 5)) for s in (Seat.NORTH, Seat.EAST, Seat.SOUTH)}, "at most 15"),
+    # seven spades each for North and East, with five spades in West's own hand
+    ({Seat.NORTH: SeatConstraints(lengths=((0, 13), (0, 13), (0, 13), (7, 13))),
+      Seat.EAST: SeatConstraints(lengths=((0, 13), (0, 13), (0, 13), (7, 13)))}, "not enough spades"),
+])
+def test_an_impossible_constraint_set_is_refuted_in_milliseconds_without_dealing(monkeypatch, cons, message):
+    west = Hand.parse("AKQJ2.32.32.5432")  # 10 HCP, five spades
+    _no_dealing(monkeypatch)
+    t = time.monotonic()
+    with pytest.raises(SamplingError, match=message):
+        WorldSampler({Seat.WEST: west}, cons)
+    assert time.monotonic() - t < 0.01
+
+
+def test_the_bounds_do_not_refuse_a_tight_but_possible_set():
+    west = Hand.parse("AKQJ2.32.32.5432")  # 10 HCP seen: 30 for the other three
+    cons = {Seat.NORTH: SeatConstraints(hcp=(10, 10)), Seat.EAST: SeatConstraints(hcp=(10, 10)),
+            Seat.SOUTH: SeatConstraints(hcp=(10, 10))}
+    worlds = WorldSampler({Seat.WEST: west}, cons).sample(5, 1)
+    assert all(Hand(int(row[s])).hcp == 10 for row in worlds.masks for s in (0, 1, 2))
+
+
+def test_a_deadline_far_away_deals_the_same_worlds_as_none():
+    """Batches shrink only when time is short, so a generous deadline leaves the random draws alone."""
+    cons = {Seat.NORTH: SeatConstraints(hcp=(15, 17)), Seat.SOUTH: SeatConstraints(hcp=(8, 37))}
+    sampler = WorldSampler({Seat.WEST: Hand.parse("AKQJ2.32.32.5432")}, cons)
+    a = sampler.sample(40, 3)
+    b = sampler.sample(40, 3, deadline=time.monotonic() + 60)
+    assert (a.masks == b.masks).all() and a.candidates == b.candidates
+
+
+# --- random auctions by robots that follow no system ----------------------------------------------------------------
+
+def _random_board(seed: int) -> tuple[Play, Auction] | None:
+    """Random legal calls (three in five a pass, so auctions end), then a random number of random legal cards;
+    ``None`` for a passed-out board."""
+    rng = random.Random(seed)
+    deal = Deal.random(rng)
+    auction = Auction(Seat(rng.randrange(4)))
+    while not auction.is_complete:
+        auction = auction.then(PASS if rng.random() < 0.6 else rng.choice(auction.legal_calls()))
+    if auction.contract is None:
+        return None
+    play = Play(deal, auction.contract)
+    for _ in range(rng.randrange(52)):
+        play = play.then(rng.choice(play.legal_cards()))
+    return play, auction
+
+
+@pytest.mark.slow
+def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(oracle):
+    """200 boards: the deciding seat's ``Player.play`` with a 1 s deadline returns a legal card inside it, never
+    an exception. Few worlds and PIMC for declarer too, to keep the test some 20-30 s."""
+    settings = PlaySettings(declarer_selector="pimc", worlds_declarer=4, worlds_defender=4)
+    boards, seed, relaxed, worst = 0, 0, 0, 0.0
+    with capture_logs():
+        while boards < 200:
+            seed += 1
+            board = _random_board(seed)
+            if board is None:
+                continue
+            boards += 1
+            play, auction = board
+            mover = play.next_seat
+            view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
+                                      board=seed)
+            t = time.monotonic()
+            d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle).play(view, deadline=t + 1.0)
+            worst = max(worst, time.monotonic() - t)
+            assert d.card in play.legal_cards(), (seed, str(auction), d)
+            relaxed += "relaxed" in d.reason
+    assert worst < 1.0 + MARGIN
+    assert relaxed >= 10  # the ladder was exercised: systemless bidding often fits no deal in our reading
