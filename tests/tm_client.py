@@ -63,11 +63,16 @@ class ScriptedClient:
 
     def __init__(self, port: int, team: str, seat: Optional[Seat], *, dialect: str = "bluechip", seed: int = 0,
                  host: str = "127.0.0.1", pass_rate: float = 0.7,
-                 kill_when: Optional[Callable[[ClientEvent, "ScriptedClient"], bool]] = None) -> None:
+                 kill_when: Optional[Callable[[ClientEvent, "ScriptedClient"], bool]] = None,
+                 mute_when: Optional[Callable[[ClientEvent, "ScriptedClient"], bool]] = None,
+                 delay_when: Optional[Callable[[ClientEvent, "ScriptedClient"], float]] = None) -> None:
         self.port, self.team, self.host, self.dialect, self.seed = port, team, host, dialect, seed
         self.requested = None if dialect == "wbridge5" else seat
         self.pass_rate = pass_rate
         self.kill_when = kill_when
+        self.mute_when = mute_when  # from the event it accepts on, the client reads but never sends again
+        self.delay_when = delay_when  # seconds to think before answering the request it is given
+        self.muted = False
         self.machine = self._new_machine()
         self.results: list[tuple] = []
         self.table_errors: list[str] = []  # Illegal bid/card and Error lines received
@@ -105,7 +110,7 @@ class ScriptedClient:
         return reader
 
     def _send(self, lines: list[str]) -> None:
-        if lines and self._writer is not None:
+        if lines and self._writer is not None and not self.muted:
             self.lines_out += len(lines)
             self._writer.write(b"".join(dialect_line(l, self.dialect) for l in lines))
 
@@ -131,7 +136,10 @@ class ScriptedClient:
         return await self._loop(reader)
 
     async def resume(self) -> str:
-        """Continue on a new socket where the old one broke: resend what the table has not answered."""
+        """Continue on a new socket where the old one broke: resend what the table has not answered (with nothing
+        to resend the table would not know who we are: say ``Connecting`` again, see ``rejoin``)."""
+        if not self.machine.unanswered_lines():
+            return await self.rejoin()
         reader = await self._open()
         self._send(self.machine.unanswered_lines())
         return await self._loop(reader)
@@ -153,17 +161,23 @@ class ScriptedClient:
                     events = self.machine.receive_line(line)
                 except ProtocolError as exc:
                     if exc.fatal:
-                        self.table_errors.append(line)
+                        self.table_errors.append(line.rstrip("\r\n"))
                         return "refused"
                     self.errors.append(f"{line!r}: {exc}")
                     continue
-                outcome = self._handle(events)
+                outcome = await self._handle(events)
                 if outcome is not None:
                     return outcome
 
-    def _handle(self, events: list[ClientEvent]) -> Optional[str]:
+    async def _handle(self, events: list[ClientEvent]) -> Optional[str]:
         while events:
             ev = events.pop(0)
+            if self.mute_when is not None and self.mute_when(ev, self):
+                self.mute_when, self.muted = None, True
+            if self.muted and isinstance(ev, (CallRequested, CardRequested)):
+                continue
+            if self.delay_when is not None and isinstance(ev, (CallRequested, CardRequested)):
+                await asyncio.sleep(self.delay_when(ev, self))
             if isinstance(ev, CallRequested):
                 self.machine.send_call(self.choose_call(ev))
                 events += self.machine.take_events()
@@ -176,7 +190,7 @@ class ScriptedClient:
             elif isinstance(ev, SeatAssigned):
                 self.seated.set()
             elif isinstance(ev, TableError):
-                self.table_errors.append(ev.message.format())
+                self.table_errors.append(ev.message.format().rstrip("\r\n"))
             self._send(self.machine.lines_to_send())
             if isinstance(ev, SessionEnded):
                 return "ended"

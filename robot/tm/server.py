@@ -250,8 +250,11 @@ class TableManager:
             self._ticker.cancel()
         for conn in list(self._conns.values()):
             self._close(conn, "the table manager is shutting down")
-        for t in list(self._tasks):
-            t.cancel()
+        # the readers see their sockets closed and return; one stuck anyway is cancelled
+        if self._tasks:
+            _done, stuck = await asyncio.wait(set(self._tasks), timeout=1.0)
+            for t in stuck:
+                t.cancel()
         if self._server is not None:
             await self._server.wait_closed()
 
@@ -288,9 +291,6 @@ class TableManager:
             await self._read(conn, reader)
         except (ConnectionError, OSError) as exc:
             self._close(conn, f"connection error: {exc}")
-        except asyncio.CancelledError:
-            self._close(conn, "cancelled")
-            raise
         except Exception:  # a bug must cost one connection, never the server or another table
             _log.exception("tm.internal_error", conn=cid)
             self._close(conn, "internal error (logged)")
