@@ -133,7 +133,7 @@ class TableManagerSettings(_Section):
     send_timing: bool = Field(True, description="Send the Timing line after each board (one client crashes on it).")
     max_line_bytes: int = Field(MAX_LINE_LENGTH, ge=64, le=MAX_LINE_LENGTH,
                                 description="Longest line accepted; a longer one closes the connection.")
-    lines_per_second: float = Field(500.0, gt=0, description="A connection sending more (over one second) is cut "
+    lines_per_second: float = Field(1000.0, gt=0, description="A connection sending more (over one second) is cut "
                                                              "off as a flood.")
     connections_per_address: int = Field(32, ge=1, description="Open connections allowed from one address.")
     idle_seconds: float = Field(30.0, gt=0, description="A connection that says nothing this long after opening "

@@ -524,12 +524,14 @@ class TableMachine:
 
     def _on_ready(self, seat: Seat, msg: m.Message, line: object) -> Optional[list[Outbound]]:
         """Record a ready line; returns a list to short-cut (idempotent repeat, rejoin handling), else ``None``."""
+        # A seat that came back with a fresh Connecting starts its handshake again: its readies are answered as such
+        # even when they repeat what its old connection said (it never got the Teams line if that one dropped).
+        if seat in self._rejoining and type(msg) in (m.ReadyForTeams, m.ReadyToStart):
+            return self._on_rejoin_ready(seat, msg, line)
         prev = self._last_ready.get(seat)
         if prev is msg or (type(prev) is type(msg) and prev.__dict__ == msg.__dict__):
             self._unanswered[seat] = []
             return []  # the same ready again (resent after a reconnect): nothing to do (edge case 22)
-        if seat in self._rejoining and type(msg) in (m.ReadyForTeams, m.ReadyToStart):
-            return self._on_rejoin_ready(seat, msg, line)
         gate = self._gate
         if self._fits(gate, seat, msg):
             if seat in self._ready:

@@ -80,19 +80,20 @@ async def test_a_second_claim_on_a_taken_seat_is_refused_and_the_table_goes_on(t
 
 
 async def test_a_one_mib_line_and_a_flood_are_cut_off_with_a_clear_log_line(tmp_path):
-    async with InProcessTM(tmp_path, boards=1, lines_per_second=50) as tm:
+    async with InProcessTM(tmp_path, boards=1, seed=3) as tm:  # (the default: 1000 lines a second)
         with capture_logs() as logs:
             reader, writer = await raw_connection(tm.port)
             writer.write(b"x" * (1 << 20))
             assert await read_all(reader) == b""
-            reader, writer = await raw_connection(tm.port)
-            writer.write(b"North ready for teams\r\n" * 2000)
-            assert await read_all(reader) == b""
+            clients = four_clients(tm.port, seed=1)
+            tasks = await start_in_order(clients)
+            clients[0].send_raw(b"North ready for teams\r\n" * 5000)  # North, seated, floods
+            assert await asyncio.wait_for(tasks[0], 10) == "closed"
+            tasks[0] = asyncio.create_task(clients[0].rejoin())  # and may come back: the table goes on
+            assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
         assert closed_because(logs, "line too long")
-        assert closed_because(logs, "flood: more than 50 lines a second")
-        # and the table is still there for its players
-        tasks = await start_in_order(four_clients(tm.port, seed=1))
-        assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
+        assert closed_because(logs, "flood: more than 1000 lines a second")
+        assert len(tm.store.results()) == 1
 
 
 async def test_idle_connections_and_too_many_from_one_address_are_closed(tmp_path):

@@ -152,7 +152,10 @@ class ScriptedClient:
     async def _loop(self, reader: asyncio.StreamReader) -> str:
         buf = LineBuffer()
         while True:
-            data = await reader.read(65536)
+            try:
+                data = await reader.read(65536)
+            except ConnectionError:  # reset: the table manager closed with our lines unread
+                return "closed"
             if not data:
                 return "closed"
             for line in buf.feed(data):
