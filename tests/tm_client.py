@@ -242,3 +242,13 @@ class InProcessTM:
     async def __aexit__(self, *exc) -> None:
         await self.manager.close()
         self.store.close()
+
+
+async def rejoin_in_order(clients: list[ScriptedClient], timeout: float = 10.0) -> list[asyncio.Task]:
+    """Like ``start_in_order`` for robots that restart: each says ``Connecting`` again on a fresh machine."""
+    tasks = []
+    for c in clients:
+        c.seated = asyncio.Event()
+        tasks.append(asyncio.create_task(c.rejoin()))
+        await asyncio.wait_for(c.seated.wait(), timeout)
+    return tasks

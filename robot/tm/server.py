@@ -217,7 +217,10 @@ class TableManager:
                 sorted(t for mt in self.matches.values() for t in mt.teams if t)) + ")"
         for match in self.matches.values():
             if not match.done and None in match.teams and any(match.teams):
-                return match.room_for(match.teams.index(None), msg.seat, team)
+                table = match.room_for(match.teams.index(None), msg.seat, team)
+                # a seat already taken there means this team is not the one that match waits for: open another
+                if msg.seat is None or (msg.seat not in table.conns and msg.seat not in table.held):
+                    return table
         if len(self.matches) >= self.settings.max_matches:
             return f"No table is free for team {team!r} ({self.settings.max_matches} matches are open)"
         name = self._new_match_name(team)
