@@ -93,38 +93,31 @@ _ROBOT_FLAGS: dict[str, Any] = {
 }
 # [tm] flags of ``squeeze tm``, likewise defaulting to "from settings"; keys carry a ``tm_`` prefix (dropped for the
 # settings field) so that ``--host``, ``--port`` and ``--seed`` can mean the table manager's own.
-_TM_FLAGS: dict[str, Any] = {
-    "tm_host": Annotated[Optional[str], typer.Option("--host", help="Address to listen on (127.0.0.1: this machine).")],
-    "tm_port": Annotated[Optional[int], typer.Option("--port", help="Port to listen on (0: any free port).")],
-    "tm_boards_file": Annotated[Optional[str], typer.Option(
-        "--boards", metavar="FILE", help="PBN file of the boards (dealer and vulnerability from the file).")],
-    "tm_boards": Annotated[Optional[int], typer.Option(
-        "--random-boards", metavar="N", help="Without --boards: deal boards 1..N at random.")],
-    "tm_board_range": Annotated[Optional[str], typer.Option(
-        "--board-range", metavar="FIRST-LAST", help="Play only these board numbers, e.g. 1-16.")],
-    "tm_seed": Annotated[Optional[int], typer.Option("--seed", help="Seed of the random deals.")],
-    "tm_rooms": Annotated[Optional[int], typer.Option(
-        "--rooms", help="1: one table per match; 2: open and closed room, same boards, seats swapped.")],
-    "tm_match_file": Annotated[Optional[str], typer.Option(
-        "--match", metavar="FILE", help="TOML file naming the matches and their teams.")],
-    "tm_event": Annotated[Optional[str], typer.Option("--event", help="Event name written in the results.")],
-    "tm_results_dir": Annotated[Optional[str], typer.Option(
-        "--out", metavar="DIR", help="Folder of the results store, PBN and LIN files.")],
-    "tm_board_seconds": Annotated[Optional[float], typer.Option(
-        "--board-seconds", help="Thinking time per side per board (WCBC: 120).")],
-    "tm_seconds_per_call": Annotated[Optional[float], typer.Option("--seconds-per-call", help="Limit per call.")],
-    "tm_seconds_per_card": Annotated[Optional[float], typer.Option("--seconds-per-card", help="Limit per card.")],
-    "tm_time_fate": Annotated[Optional[str], typer.Option(
-        "--time-fate", help="A seat over its time: warn, force (pass / lowest card) or void (replay the board).")],
-    "tm_grace_seconds": Annotated[Optional[float], typer.Option(
-        "--grace-seconds", help="Between the time warning and its fate.")],
-    "tm_hold_seconds": Annotated[Optional[float], typer.Option(
-        "--hold-seconds", help="How long a dropped seat is held before its board is voided.")],
-    "tm_send_timing": Annotated[Optional[bool], typer.Option(
-        "--timing/--no-timing", help="Send the Timing line after each board.", show_default=False)],
-    "tm_strict": Annotated[Optional[bool], typer.Option(
-        "--strict/--no-strict", help="Write a compliance report per connection.", show_default=False)],
-}
+def _tm_flag(kind: type, opts: tuple[str, ...], text: str, metavar: Optional[str] = None) -> Any:
+    extra = {"show_default": False} if kind is bool else {}
+    return Annotated[Optional[kind], typer.Option(*opts, metavar=metavar, help=text, **extra)]
+
+
+_TM_FLAGS: dict[str, Any] = {f"tm_{field}": _tm_flag(*spec) for field, spec in {
+    "host": (str, ("--host",), "Address to listen on (127.0.0.1: this machine)."),
+    "port": (int, ("--port",), "Port to listen on (0: any free port)."),
+    "boards_file": (str, ("--boards",), "PBN file of the boards (dealer and vulnerability from the file).", "FILE"),
+    "boards": (int, ("--random-boards",), "Without --boards: deal boards 1..N at random.", "N"),
+    "board_range": (str, ("--board-range",), "Play only these board numbers, e.g. 1-16.", "FIRST-LAST"),
+    "seed": (int, ("--seed",), "Seed of the random deals."),
+    "rooms": (int, ("--rooms",), "1: one table per match; 2: open and closed room, same boards, seats swapped."),
+    "match_file": (str, ("--match",), "TOML file naming the matches and their teams.", "FILE"),
+    "event": (str, ("--event",), "Event name written in the results."),
+    "results_dir": (str, ("--out",), "Folder of the results store, PBN and LIN files.", "DIR"),
+    "board_seconds": (float, ("--board-seconds",), "Thinking time per side per board (WCBC: 120)."),
+    "seconds_per_call": (float, ("--seconds-per-call",), "Limit per call."),
+    "seconds_per_card": (float, ("--seconds-per-card",), "Limit per card."),
+    "time_fate": (str, ("--time-fate",), "A seat over its time: warn, force (pass / lowest card) or void (replay)."),
+    "grace_seconds": (float, ("--grace-seconds",), "Between the time warning and its fate."),
+    "hold_seconds": (float, ("--hold-seconds",), "How long a dropped seat is held before its board is voided."),
+    "send_timing": (bool, ("--timing/--no-timing",), "Send the Timing line after each board."),
+    "strict": (bool, ("--strict/--no-strict",), "Write a compliance report per connection."),
+}.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "seed")
 

@@ -99,16 +99,18 @@ def test_boards_from_a_pbn_file_keep_its_dealer_and_vulnerability(tmp_path):
     ('[[match]\n', "match file"),
 ])
 def test_bad_match_files(tmp_path, text, error):
-    f = tmp_path / "m.toml"
-    f.write_text(text)
     with pytest.raises(PlanError, match=error):
-        load_match_file(f, 1)
+        load_match_file(_written(tmp_path / "m.toml", text), 1)
+
+
+def _written(path, text):
+    path.write_text(text)
+    return path
 
 
 def test_match_file(tmp_path):
-    f = tmp_path / "m.toml"
-    f.write_text('[[match]]\nteams = ["A", "B"]\n[[match]]\nname = "final"\nteams = ["C", "D"]\nrooms = 1\n')
-    specs = load_match_file(f, 2)
+    text = '[[match]]\nteams = ["A", "B"]\n[[match]]\nname = "final"\nteams = ["C", "D"]\nrooms = 1\n'
+    specs = load_match_file(_written(tmp_path / "m.toml", text), 2)
     assert [(s.name, s.teams, s.rooms) for s in specs] == [("A v B", ("A", "B"), 2), ("final", ("C", "D"), 1)]
 
 
