@@ -143,3 +143,33 @@ async def test_void_fate_replays_the_board_once_and_it_ends_as_uninterrupted(tmp
         assert summary(tm.store) == reference
         kinds = [k for *_, k, _d in tm.store.incidents()]
         assert kinds.count("void") == 1 and "forced" not in kinds
+
+
+async def test_a_seat_gone_past_its_hold_voids_the_board_which_is_replayed_on_its_return(tmp_path, reference):
+    from squeeze.protocol.client import CallReceived
+
+    def mid_auction(ev, c):
+        return isinstance(ev, CallReceived) and c.machine.board == 1 and len(c.machine.auction.calls) >= 2
+
+    async with InProcessTM(tmp_path / "run", boards=2, seed=3, hold_seconds=0.2) as tm:
+        clients = four_clients(tm.port, seed=1)
+        clients[2].kill_when = mid_auction
+        tasks = await start_in_order(clients)
+        assert await asyncio.wait_for(tasks[2], 30) == "killed"
+        await until(lambda: any(k == "void" for *_, k, _d in tm.store.incidents()))
+        tasks[2] = asyncio.create_task(clients[2].rejoin())
+        assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
+        assert summary(tm.store) == reference  # voided, replayed from the start, counted once
+        (void,) = [d for *_, k, d in tm.store.incidents() if k == "void"]
+        assert "South disconnected for more than 0.2 s" in void
+
+
+async def test_no_timing_sends_no_timing_line(tmp_path):
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:
+        async with InProcessTM(tmp_path, boards=1, seed=3, send_timing=False) as tm:
+            tasks = await start_in_order(four_clients(tm.port, seed=1))
+            assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
+    sent = [e["line"] for e in logs if e["event"] == "tm.line" and e["dir"] == "out"]
+    assert "End of session" in sent and not [line for line in sent if line.startswith("Timing")]
