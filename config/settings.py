@@ -31,6 +31,7 @@ from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSett
 from squeeze.engine.dds_limits import MAX_TT_MIB
 from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.player import PlayerParams
+from squeeze.protocol.messages import MAX_LINE_LENGTH
 
 __all__ = [
     "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "SelfPlaySettings", "MqttSettings",
@@ -100,13 +101,47 @@ class RobotSettings(_Section):
 
 
 class TableManagerSettings(_Section):
-    host: str = Field("127.0.0.1", description="Address the table manager listens on.")
-    port: int = Field(2000, ge=1, le=65535)
-    boards: int = Field(8, ge=1)
-    first_board: int = Field(1, ge=1)
-    results_dir: Path = Path("results")
-    seconds_per_call: float = Field(60.0, gt=0, description="A seat silent longer than this forfeits the call.")
-    seconds_per_card: float = Field(60.0, gt=0)
+    """``squeeze tm``: where the table manager listens, what it plays, its clocks and the limits that keep a broken
+    or hostile client from hurting anyone else."""
+
+    host: str = Field("127.0.0.1", description="Address the table manager listens on (127.0.0.1: this machine only).")
+    port: int = Field(2000, ge=0, le=65535, description="Port to listen on (0: any free port, printed at start).")
+    boards_file: Optional[Path] = Field(None, description="PBN file of the boards to play (unset: random deals).")
+    boards: int = Field(8, ge=1, le=10000, description="Random deals played when no boards file is given.")
+    board_range: Optional[str] = Field(None, description="Board numbers to play, first-last (unset: every board of "
+                                                         "the file, or 1..boards).")
+    seed: int = Field(1, description="Seed of the random deals.")
+    rooms: Literal[1, 2] = Field(1, description="1: one table per match; 2: open and closed room, the same boards "
+                                                "with the seats swapped.")
+    match_file: Optional[Path] = Field(None, description="TOML file naming the matches and their teams (unset: a "
+                                                         "match is named by the first team that connects).")
+    event: str = Field("", description="Event name written in the results.")
+    results_dir: Path = Field(Path("results"), description="Folder of the results store, PBN and LIN files.")
+    seconds_per_call: float = Field(60.0, gt=0, description="A seat thinking longer than this over one call meets "
+                                                            "its time fate.")
+    seconds_per_card: float = Field(60.0, gt=0, description="Likewise for one card.")
+    board_seconds: float = Field(120.0, gt=0, description="Thinking time per side per board (WCBC: 120; 60 in 2016).")
+    time_fate: Literal["warn", "force", "void"] = Field(
+        "force", description="A seat over a limit: warn (log and record only); force (a warning, then after "
+                             "grace_seconds a pass or its lowest legal card); void (a warning, then the board is "
+                             "voided and replayed once, forced the second time).")
+    grace_seconds: float = Field(10.0, ge=0, description="Between the warning and the fate.")
+    ready_seconds: float = Field(60.0, gt=0, description="A seat that owes a ready line this long meets its time "
+                                                         "fate (force: the table says it for the seat).")
+    hold_seconds: float = Field(60.0, ge=0, description="A seat that disconnects is held this long for it to come "
+                                                        "back; then the board is voided and replayed on its return.")
+    send_timing: bool = Field(True, description="Send the Timing line after each board (one client crashes on it).")
+    max_line_bytes: int = Field(MAX_LINE_LENGTH, ge=64, le=MAX_LINE_LENGTH,
+                                description="Longest line accepted; a longer one closes the connection.")
+    lines_per_second: float = Field(1000.0, gt=0, description="A connection sending more (over one second) is cut "
+                                                             "off as a flood.")
+    connections_per_address: int = Field(32, ge=1, description="Open connections allowed from one address.")
+    idle_seconds: float = Field(30.0, gt=0, description="A connection that says nothing this long after opening "
+                                                        "is closed.")
+    max_matches: int = Field(64, ge=1, description="Matches that connecting teams may open (no match file).")
+    strict: bool = Field(False, description="Write a compliance report per connection: every line that is not "
+                                            "canonical protocol 18.")
+    end_pause_seconds: float = Field(0.5, ge=0, description="Pause after End of session before closing a socket.")
 
 
 class SelfPlaySettings(_Section):

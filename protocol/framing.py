@@ -23,13 +23,16 @@ class LineBuffer:
 
     A line ends at LF, CR LF or a lone CR. Bytes are decoded as latin-1 so that no byte sequence can fail to
     decode (explanations may carry non-ASCII text). ``feed`` raises ``RemoteProtocolError`` if more than
-    ``MAX_BUFFER`` bytes accumulate without a line end; the buffer is then cleared up to the next line end, so
-    the connection can continue with the following line.
+    ``max_buffer`` bytes (default ``MAX_BUFFER``; a table manager may set a lower limit) accumulate without a line
+    end; the buffer is then cleared up to the next line end, so the connection can continue with the following line.
     """
 
-    __slots__ = ("_buf", "_discarding", "_pending_cr")
+    __slots__ = ("_buf", "_discarding", "_pending_cr", "max_buffer")
 
-    def __init__(self) -> None:
+    def __init__(self, max_buffer: int = MAX_BUFFER) -> None:
+        if not 2 < max_buffer <= MAX_BUFFER:
+            raise ValueError(f"max_buffer must be 3..{MAX_BUFFER} bytes, got {max_buffer}")
+        self.max_buffer = max_buffer
         self._buf = bytearray()
         self._discarding = False  # inside an over-long line: drop bytes up to its end
         self._pending_cr = False  # last byte seen was CR: a following LF belongs to it
@@ -72,11 +75,12 @@ class LineBuffer:
             i += 1
         if start < n and not self._discarding:
             self._buf += data[start:]
-            if len(self._buf) > MAX_BUFFER:
+            if len(self._buf) > self.max_buffer:
                 size = len(self._buf)
                 self._buf.clear()
                 self._discarding = True
-                raise RemoteProtocolError(f"line longer than {MAX_BUFFER} bytes without a line end ({size} buffered)")
+                raise RemoteProtocolError(
+                    f"line longer than {self.max_buffer} bytes without a line end ({size} buffered)")
         return lines
 
     @property

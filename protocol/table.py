@@ -19,7 +19,11 @@ others wait for dummy's cards, are accepted one gate ahead. A repeated ``ready``
 accepted and does nothing (edge case 22). Nothing is ever lost while relaying (the barrier race of section 7): the
 machine has no concurrency, the server feeds it one line at a time.
 
-Results leave as ``engine.record.BoardRecord`` (deal, auction, play, contract, declarer's tricks, team names).
+Results leave as ``engine.record.BoardRecord`` (deal, auction, play, contract, declarer's tricks, team names, a
+``CallNote`` per call - alert, explanation, seconds - a ``CardNote`` per card - the player's text, seconds - and each
+side's seconds on the board). ``act_for(seat, reason)`` is the server's answer to a seat that owes a line and does
+not send it (a clock ran out): the table makes that seat's ready line, or its pass / lowest legal card, itself, and
+the reason is written in the call's or card's note.
 """
 
 from __future__ import annotations
@@ -31,10 +35,10 @@ from typing import Callable, Hashable, Iterable, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
-from squeeze.engine.auction import Auction, IllegalCallError
+from squeeze.engine.auction import PASS, Auction, IllegalCallError
 from squeeze.engine.board import IllegalCardError, Play
 from squeeze.engine.cards import Deal, Seat, Vul
-from squeeze.engine.record import BoardRecord
+from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
 from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
@@ -200,7 +204,7 @@ class TableMachine:
 
     Args:
         boards: the boards to play, in order, as ``BoardRecord``s of which only ``board``, ``deal``, ``dealer``,
-            ``vul`` and ``room`` are used. More can be queued with ``add_boards`` until the last one ends; then the
+            ``vul``, ``event``, ``room`` and ``table`` are used (and passed on to the board's result). More can be queued with ``add_boards`` until the last one ends; then the
             table sends ``End of session``.
         ns_team, ew_team: required team names (``None``: the first player seated on that side names it).
         options: ``TableOptions``.
@@ -252,6 +256,10 @@ class TableMachine:
         self._last_action: dict[Seat, m.Message] = {}  # last call/card relayed per seat (repeat detection)
         self._board_time = [0.0, 0.0]
         self._turn_start: Optional[float] = None
+        self._call_notes: list[CallNote] = []  # one per call relayed
+        self._card_notes: list[CardNote] = []  # one per card relayed
+        self._pending_note: tuple[float, str] = (0.0, "")  # (seconds, forced reason) of the held call/card
+        self._forcing: str = ""  # reason of the act_for in progress
 
     # --- public API ------------------------------------------------------------------------------------------
     def add_boards(self, boards: Iterable[BoardRecord]) -> None:
@@ -319,6 +327,39 @@ class TableMachine:
         out: list[Outbound] = []
         self._begin_board(self.board, out, restarted=True)
         return out
+
+    def act_for(self, seat: Seat, reason: str) -> list[Outbound]:
+        """Make the line ``seat`` owes now, as if it had sent it (its clock ran out): the ready line the table waits
+        for, or, when it is that seat's turn, a pass or the lowest legal card (of dummy's hand when declarer plays
+        for dummy). ``reason`` goes in that call's ``CallNote.explanation`` or card's ``CardNote.reason``. Returns the
+        lines to send, like ``receive``.
+
+        Raises:
+            LocalProtocolError: ``seat`` owes nothing now (it is ready, or nobody waits for it).
+        """
+        g = self._gate
+        msg: Optional[m.Message] = None
+        if g is not None and g.kind in ("bid", "card") and g.actor == seat and self._pending is None:
+            if g.kind == "bid":
+                msg = m.CallMade(seat=seat, call=PASS)
+            else:
+                legal = self.play.legal_cards()
+                msg = m.CardPlayed(seat=g.player, card=min(legal, key=lambda c: (c.rank, c.suit)))
+        elif g is not None and seat in g.readers and seat not in self._ready:
+            kind = g.kind
+            if kind in _SIMPLE_READY:
+                msg = _SIMPLE_READY[kind](seat=seat)
+            elif kind == "bid":
+                msg = m.ReadyForCall(seat=seat, caller=g.actor)
+            else:
+                msg = m.ReadyForCard(seat=seat, player=g.player, trick=len(self.play.cards) // 4 + 1)
+        if msg is None:
+            raise LocalProtocolError(f"{m.seat_name(seat)} owes no line now ({self._describe_wait()})")
+        self._forcing = reason
+        try:
+            return self._on_message(seat, msg, msg.format(self._fmt))
+        finally:
+            self._forcing = ""
 
     def receive(self, connection: Hashable, line: Union[str, bytes]) -> list[Outbound]:
         """Process one line from ``connection`` (any hashable id; a ``Seat`` is fine when each seat has its own
@@ -483,12 +524,14 @@ class TableMachine:
 
     def _on_ready(self, seat: Seat, msg: m.Message, line: object) -> Optional[list[Outbound]]:
         """Record a ready line; returns a list to short-cut (idempotent repeat, rejoin handling), else ``None``."""
+        # A seat that came back with a fresh Connecting starts its handshake again: its readies are answered as such
+        # even when they repeat what its old connection said (it never got the Teams line if that one dropped).
+        if seat in self._rejoining and type(msg) in (m.ReadyForTeams, m.ReadyToStart):
+            return self._on_rejoin_ready(seat, msg, line)
         prev = self._last_ready.get(seat)
         if prev is msg or (type(prev) is type(msg) and prev.__dict__ == msg.__dict__):
             self._unanswered[seat] = []
             return []  # the same ready again (resent after a reconnect): nothing to do (edge case 22)
-        if seat in self._rejoining and type(msg) in (m.ReadyForTeams, m.ReadyToStart):
-            return self._on_rejoin_ready(seat, msg, line)
         gate = self._gate
         if self._fits(gate, seat, msg):
             if seat in self._ready:
@@ -581,10 +624,13 @@ class TableMachine:
 
     def _set_pending(self, seat: Seat, msg: m.Message, state: object) -> None:
         side = 0 if seat.is_ns else 1
+        seconds = 0.0
         if self._turn_start is not None:
-            self._board_time[side] += max(0.0, self._clock() - self._turn_start)
+            seconds = max(0.0, self._clock() - self._turn_start)
+            self._board_time[side] += seconds
             self._turn_start = None
         self._pending = (seat, msg, state)
+        self._pending_note = (seconds, self._forcing)
         nxt, play = self._gate_after_action(state)
         self._lookahead = None if nxt is None else (nxt, frozenset((seat,)))
         self._lookahead_play = play
@@ -677,6 +723,8 @@ class TableMachine:
         seat, msg, auction = self._pending
         self.auction = auction
         self._last_action[seat] = msg
+        seconds, forced = self._pending_note
+        self._call_notes.append(CallNote(alert=msg.alert, explanation=forced or msg.explanation, seconds=seconds))
         full = msg if self.options.relay_alerts else msg.without_alert()
         bare = msg.without_alert()
         if full is bare:
@@ -702,6 +750,8 @@ class TableMachine:
         seat, msg, play = self._pending
         self.play = play
         self._last_action[seat] = msg
+        seconds, forced = self._pending_note
+        self._card_notes.append(CardNote(reason=forced or msg.info, seconds=seconds))
         g = self._gate
         # The echo names the hand the card came from, never carries free text (protocol 18), and is canonical.
         echo = msg if (msg.seat == g.player and not msg.info) else m.CardPlayed(seat=g.player, card=msg.card)
@@ -748,7 +798,9 @@ class TableMachine:
         auction = self.auction
         play = self.play
         players = {s: self._seats[s].team for s in Seat if self._seats[s] is not None}
-        common = dict(dealer=b.dealer, vul=b.vul, auction=auction, players=players, event=b.event, room=b.room)
+        common = dict(dealer=b.dealer, vul=b.vul, auction=auction, players=players, event=b.event, room=b.room,
+                      table=b.table, call_notes=self._call_notes, card_notes=self._card_notes,
+                      seconds_ns=self._board_time[0], seconds_ew=self._board_time[1])
         if play is None:
             record = BoardRecord(board=b.board, deal=b.deal, contract=auction.contract, **common)
         else:  # the Play was checked card by card as it came in: no second replay
@@ -853,8 +905,10 @@ class TableMachine:
             t.board = None if snapshot["board"] is None else _board_from_json(snapshot["board"])
             if snapshot["calls"] is not None:
                 t.auction = Auction(t.board.dealer, snapshot["calls"])
+                t._call_notes = [CallNote() for _ in t.auction.calls]  # (notes are not part of a snapshot)
             if snapshot["cards"] is not None:
                 t.play = Play(t.board.deal, t.auction.contract, snapshot["cards"])
+                t._card_notes = [CardNote() for _ in t.play.cards]
             kind = snapshot["gate"]
             t._gate = None
             if kind is not None:
@@ -897,12 +951,12 @@ def _room(room: str) -> Optional[str]:
 def _board_to_json(b: BoardRecord) -> dict:
     return {
         "board": b.board, "deal": b.deal.to_pbn(), "dealer": int(b.dealer), "vul": int(b.vul),
-        "event": b.event, "room": b.room,
+        "event": b.event, "room": b.room, "table": b.table,
     }
 
 
 def _board_from_json(d: dict) -> BoardRecord:
     return BoardRecord(
         board=d["board"], deal=Deal.parse(d["deal"]), dealer=Seat(d["dealer"]), vul=Vul(d["vul"]),
-        event=d.get("event", ""), room=d.get("room", ""),
+        event=d.get("event", ""), room=d.get("room", ""), table=d.get("table", ""),
     )

@@ -91,16 +91,44 @@ _ROBOT_FLAGS: dict[str, Any] = {
         "--silence-timeout", help="Seconds of silence from the manager before giving up.")],
     "max_reconnects": Annotated[Optional[int], typer.Option("--max-reconnects", help="Dropped connections reopened.")],
 }
+# [tm] flags of ``squeeze tm``, likewise defaulting to "from settings"; keys carry a ``tm_`` prefix (dropped for the
+# settings field) so that ``--host``, ``--port`` and ``--seed`` can mean the table manager's own.
+def _tm_flag(kind: type, opts: tuple[str, ...], text: str, metavar: Optional[str] = None) -> Any:
+    extra = {"show_default": False} if kind is bool else {}
+    return Annotated[Optional[kind], typer.Option(*opts, metavar=metavar, help=text, **extra)]
+
+
+_TM_FLAGS: dict[str, Any] = {f"tm_{field}": _tm_flag(*spec) for field, spec in {
+    "host": (str, ("--host",), "Address to listen on (127.0.0.1: this machine)."),
+    "port": (int, ("--port",), "Port to listen on (0: any free port)."),
+    "boards_file": (str, ("--boards",), "PBN file of the boards (dealer and vulnerability from the file).", "FILE"),
+    "boards": (int, ("--random-boards",), "Without --boards: deal boards 1..N at random.", "N"),
+    "board_range": (str, ("--board-range",), "Play only these board numbers, e.g. 1-16.", "FIRST-LAST"),
+    "seed": (int, ("--seed",), "Seed of the random deals."),
+    "rooms": (int, ("--rooms",), "1: one table per match; 2: open and closed room, same boards, seats swapped."),
+    "match_file": (str, ("--match",), "TOML file naming the matches and their teams.", "FILE"),
+    "event": (str, ("--event",), "Event name written in the results."),
+    "results_dir": (str, ("--out",), "Folder of the results store, PBN and LIN files.", "DIR"),
+    "board_seconds": (float, ("--board-seconds",), "Thinking time per side per board (WCBC: 120)."),
+    "seconds_per_call": (float, ("--seconds-per-call",), "Limit per call."),
+    "seconds_per_card": (float, ("--seconds-per-card",), "Limit per card."),
+    "time_fate": (str, ("--time-fate",), "A seat over its time: warn, force (pass / lowest card) or void (replay)."),
+    "grace_seconds": (float, ("--grace-seconds",), "Between the time warning and its fate."),
+    "hold_seconds": (float, ("--hold-seconds",), "How long a dropped seat is held before its board is voided."),
+    "send_timing": (bool, ("--timing/--no-timing",), "Send the Timing line after each board."),
+    "strict": (bool, ("--strict/--no-strict",), "Write a compliance report per connection."),
+}.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "seed")
 
 
 def _settings(config: str | None, preset: str | None, engine: dict[str, Any],
-              robot: dict[str, Any] | None = None) -> Settings:
-    """Settings with ``engine`` and ``robot`` (the flags given) as the highest layer; exits with the reason on a bad
-    layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
+              robot: dict[str, Any] | None = None, tm: dict[str, Any] | None = None) -> Settings:
+    """Settings with ``engine``, ``robot`` and ``tm`` (the flags given) as the highest layer; exits with the reason
+    on a bad layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
+    sections = {name: value for name, value in (("robot", robot), ("tm", tm)) if value}
     try:
-        settings = load_settings(config, preset=preset, engine=engine, **({"robot": robot} if robot else {}))
+        settings = load_settings(config, preset=preset, engine=engine, **sections)
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
     except (OSError, SettingsError) as exc:
@@ -110,13 +138,14 @@ def _settings(config: str | None, preset: str | None, engine: dict[str, Any],
 
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
-    """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of ``_ENGINE_FLAGS`` or
-    ``_ROBOT_FLAGS``); the command receives ``settings``, the loaded ``Settings``, in their place."""
+    """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of ``_ENGINE_FLAGS``,
+    ``_ROBOT_FLAGS`` or ``_TM_FLAGS``); the command receives ``settings``, the loaded ``Settings``, in their place."""
 
     def wrap(fn: Callable) -> Callable:
         own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "settings"]
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS, **_ROBOT_FLAGS}[name])
+                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS, **_ROBOT_FLAGS,
+                                               **_TM_FLAGS}[name])
                  for name in (*_SETTINGS_OPTIONS, *flags)]
 
         @functools.wraps(fn)
@@ -125,7 +154,8 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
             given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
             engine = {k: v for k, v in given.items() if k in _ENGINE_FLAGS}
             robot = {k: v for k, v in given.items() if k in _ROBOT_FLAGS}
-            return fn(settings=_settings(config, preset, engine, robot), **kwargs)
+            tm = {k.removeprefix("tm_"): v for k, v in given.items() if k in _TM_FLAGS}
+            return fn(settings=_settings(config, preset, engine, robot, tm), **kwargs)
 
         command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in own + added}
@@ -506,6 +536,40 @@ def seat_cmd(
     options = options_from_settings(settings, transcript=None if transcript is None else Path(transcript))
     code = asyncio.run(SeatAgent(options, engine_params(settings)).run())
     raise typer.Exit(code)
+
+
+@app.command("tm")
+@engine_command(*_TM_FLAGS)
+def tm_cmd(
+    settings: Settings,
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out at each table's first "
+                                                        "unfinished board (give the same boards options)."),
+) -> None:
+    """Run a Blue Chip table manager: one port, many tables, clocks, every finished board stored before the table
+    moves on; PBN, LIN and summary.json under --out. Exit code 0 when every match is over, 1 when stopped by a
+    signal (continue with --resume), 2 on bad input."""
+    from squeeze.robot.tm.run import RunError, run_tm
+
+    try:
+        code = run_tm(settings.tm, resume=resume)
+    except RunError as exc:
+        fail(str(exc))
+    raise typer.Exit(code)
+
+
+@app.command("tm-transcript")
+def tm_transcript_cmd(
+    path: Optional[str] = typer.Argument(None, help="A squeeze tm log (JSON lines); default: standard input."),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this match (or match/room)."),
+) -> None:
+    """Print the lines a table manager exchanged, from its JSON log: time, table, seat, direction, line."""
+    from squeeze.robot.tm.transcript import format_transcript, read_transcript
+
+    try:
+        text = sys.stdin.read() if path is None else open(path, encoding="utf-8", errors="replace").read()
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    typer.echo(format_transcript(read_transcript(text.splitlines(), table)), nl=False)
 
 
 @app.command("solve")

@@ -1,0 +1,93 @@
+"""Files written from the results store (never from memory, so a resumed run exports every board exactly once):
+
+- ``boards.pbn``: every finished board of every match and room (PBN 2.1 export: auction with alerts as notes,
+  play, result, score, ``Room`` and ``Table`` tags), with each side's thinking time and the board's incidents
+  (clock warnings, forced calls and cards) as comments after the ``Result`` tag;
+- ``<match>.lin``: a two-room match as a BBO vugraph file (both rooms, the match header), a one-room match as LIN
+  (one board a line);
+- ``summary.json``: per match the teams, boards finished per room, voided attempts and, for two rooms, the IMPs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from pathlib import Path
+
+from squeeze.engine.lin import write_lin, write_lin_match
+from squeeze.engine.pbn import PbnGame, encode_pbn, write_pbn
+from squeeze.engine.scoring import imps
+
+from .store import ResultRow, ResultsStore
+
+__all__ = ["write_outputs", "pbn_game", "match_file_name"]
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    s = int(seconds)
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def pbn_game(row: ResultRow) -> PbnGame:
+    """The board's PBN game, with its timing and incidents as comments after ``Result``."""
+    game = PbnGame.from_record(row.record)
+    r = row.record
+    notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] + list(row.incidents)
+    return dataclasses.replace(game, comments=game.comments + tuple(("Result", n) for n in notes))
+
+
+def match_file_name(match: str) -> str:
+    """A file name for a match name (team names may hold anything but a double quote)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", match).strip("._") or "match"
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write via a temporary file and a rename, so a reader never sees half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
+    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
+    out = Path(folder)
+    rows = store.results()
+    matches = store.matches()
+    voids: dict[str, int] = {}
+    for match, _room, _board, kind, _detail in store.incidents():
+        if kind == "void":
+            voids[match] = voids.get(match, 0) + 1
+    _write(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r) for r in rows), score=True)))
+    summary: dict = {"boards": len(rows), "matches": {}}
+    for mt in matches:
+        mine = [r for r in rows if r.match == mt.name]
+        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
+                       "boards": {}}
+        for r in mine:
+            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
+        if mine:
+            games = [PbnGame.from_record(r.record) for r in mine]
+            event = mine[0].record.event or mt.name
+            text = (write_lin_match(games, event=event, teams=(mt.team_a or "", mt.team_b or ""))
+                    if mt.rooms == 2 else write_lin(games))
+            _write(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
+        if mt.rooms == 2:
+            by_board: dict[int, dict[str, int]] = {}
+            for r in mine:
+                by_board.setdefault(r.board, {})[r.room] = r.record.score_ns()
+            # team a is N/S in the open room: its swing is the open room's N/S score against the closed room's
+            swings = [imps(s["Open"] - s["Closed"]) for s in by_board.values() if len(s) == 2]
+            entry["compared"] = len(swings)
+            entry["imps_a"] = sum(swings)
+            if swings:
+                entry["imps_per_board"] = sum(swings) / len(swings)
+        summary["matches"][mt.name] = entry
+    _write(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    return summary

@@ -1,0 +1,102 @@
+"""What ``squeeze tm`` does: build the plan, open (or resume) the store, serve until every match is over, export.
+
+``prepare_run`` is the part that can fail on bad input (a bad boards file, match file or range, a folder that
+already holds a run, a resume with other boards) and raises ``RunError`` with the reason before anything listens;
+``run_tm`` serves. SIGTERM and SIGINT stop the server cleanly: what finished is in the store, and the files are
+written from it; ``--resume`` continues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import signal
+from pathlib import Path
+from typing import Optional
+
+import structlog
+
+from squeeze.config.settings import TableManagerSettings
+
+from .export import write_outputs
+from .plan import MatchSpec, PlanError, load_boards, load_match_file, parse_board_range, random_boards
+from .server import TableManager
+from .store import STORE_FILE, ResultsStore, StoreError
+
+__all__ = ["RunError", "prepare_run", "run_tm", "EXIT_DONE", "EXIT_STOPPED"]
+
+EXIT_DONE = 0  #: every match played out
+EXIT_STOPPED = 1  #: stopped by a signal before the end (resume with --resume)
+
+_log = structlog.get_logger("squeeze.tm")
+
+
+class RunError(RuntimeError):
+    """A run that cannot start: the message says why (bad input, nothing is lost)."""
+
+
+def prepare_run(settings: TableManagerSettings, *, resume: bool) -> tuple[ResultsStore, Optional[list[MatchSpec]]]:
+    """The store (created, or opened to resume) and the match file's matches (``None``: teams open matches)."""
+    try:
+        rng = None if settings.board_range is None else parse_board_range(settings.board_range)
+        if settings.boards_file is not None:
+            boards = load_boards(settings.boards_file, rng, settings.event)
+        else:
+            first, last = rng if rng is not None else (1, settings.boards)
+            boards = random_boards(first, last, settings.seed)
+            boards = [dataclasses.replace(b, event=settings.event) for b in boards]
+        matches = None if settings.match_file is None else load_match_file(settings.match_file, settings.rooms)
+    except PlanError as exc:
+        raise RunError(str(exc)) from None
+    digest = hashlib.sha256("\n".join(b.to_json() for b in boards).encode()).hexdigest()
+    plan = {"boards": [b.board for b in boards], "digest": digest, "rooms": settings.rooms}
+    folder = Path(settings.results_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create results folder {folder}: {exc.strerror}") from None
+    try:
+        store = ResultsStore(folder / STORE_FILE, create=not resume)
+    except StoreError as exc:
+        raise RunError(str(exc)) from None
+    if resume:
+        if store.plan() != plan:
+            store.close()
+            raise RunError(f"{folder}: the boards or rooms differ from those of the run being resumed (give the "
+                           "same --boards, --board-range, --seed and --rooms as when it started)")
+    else:
+        store.set_plan(boards, plan)
+    return store, matches
+
+
+async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]]) -> int:
+    tm = TableManager(settings, store, matches)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    port = await tm.start()
+    print(f"squeeze tm: listening on {settings.host}:{port}", flush=True)  # (scripts read the port from here)
+    done = asyncio.create_task(tm.wait_done())
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({done, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finished = done.done()
+    done.cancel()
+    stopped.cancel()
+    await tm.close()
+    _log.info("tm.stopped", finished=finished, committed=tm.committed)
+    return EXIT_DONE if finished else EXIT_STOPPED
+
+
+def run_tm(settings: TableManagerSettings, *, resume: bool) -> int:
+    """Prepare, serve until every match is over (or a signal), write the files; the exit code."""
+    store, matches = prepare_run(settings, resume=resume)
+    try:
+        code = asyncio.run(_serve(settings, store, matches))
+        summary = write_outputs(store, settings.results_dir)
+        print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
+        return code
+    finally:
+        store.close()
+

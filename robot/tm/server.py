@@ -1,0 +1,642 @@
+"""``TableManager``: the asyncio server of ``squeeze tm``. One port, many tables, each a ``protocol.TableMachine``.
+
+The server only moves bytes and time; the machines own the protocol. What the server adds:
+
+Routing. A new connection's first line is ``Connecting "<team>" as <seat|ANYPL> ...`` (or, after a drop, a seat's
+next line: see below). Its team names the match (from the match file, or the match that team opened or may join:
+the first team to connect opens a match, named after it, and the next new team joins it). In a two-room match team
+*a* sits N/S in the open room and E/W in the closed room, team *b* the other way round, so the requested seat names
+the room; ``ANYPL`` goes to the first room where the team has a free seat. The machine then checks everything else
+(seat taken, team names, version) and its refusal is sent back before the socket closes.
+
+Durability. A finished board (``BoardFinished``) is committed to the ``ResultsStore`` *before* any line that the
+same input produced is sent, so no table starts its next board before the last one is on disk. Boards already in
+the store are not queued again (``--resume``), and the store refuses a second result for a board.
+
+Clocks. Every tick the server looks at what each table waits for (``TableMachine.waiting_for``): a seat whose call
+or card takes longer than ``seconds_per_call``/``seconds_per_card``, whose side's thinking time on the board passes
+``board_seconds``, or that owes a ready line for ``ready_seconds``, meets ``time_fate``: ``warn`` logs and records it;
+``force`` sends an ``Error`` line warning the seat, then after ``grace_seconds`` the table makes the line itself
+(``TableMachine.act_for``: a pass, the lowest legal card, or the ready line); ``void`` warns, then voids the board and
+plays it again from the start (once; a second overrun of that board is forced). Each incident goes into the store
+and into the record of the board that finishes.
+
+Drops. A seat whose socket closes is held ``hold_seconds``: it may come back with a fresh ``Connecting`` (the board
+restarts once it is ready to start) or, JobScheffers-style, continue on a new socket with its next line (the table
+resends what it missed). Past the hold the board in progress is voided and restarted, to be played from the start
+when the seat returns; a board is never half-counted.
+
+Limits (``[tm]``): line length, lines per second, connections per address, idle time before the first line, a
+socket that does not read what we send. A connection over a limit is closed with a log line saying which; nothing
+one connection does reaches another table. With ``strict``, a compliance report per connection lists every line
+that is not canonical protocol 18.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import structlog
+
+from squeeze.config.settings import TableManagerSettings
+from squeeze.engine.cards import Seat
+from squeeze.engine.record import BoardRecord
+from squeeze.protocol import messages as m
+from squeeze.protocol.errors import ProtocolError
+from squeeze.protocol.framing import LineBuffer
+from squeeze.protocol.table import (
+    BoardFinished, Outbound, PlayerLeft, PlayerSeated, TableBoardStarted, TableMachine, TableOptions, TablePhase,
+    TableSessionEnded,
+)
+
+from .compliance import ComplianceReport
+from .plan import ROOMS, MatchSpec
+from .store import DuplicateBoardError, ResultsStore
+
+__all__ = ["TableManager", "Match", "Table", "READ_CHUNK", "MAX_UNSENT_BYTES"]
+
+_log = structlog.get_logger("squeeze.tm")
+
+#: Bytes read from a socket at a time. A line longer than ``max_line_bytes`` is caught within two reads.
+READ_CHUNK = 65536
+#: Bytes we keep queued for a peer that does not read. A robot reads every line it is sent (the protocol is lock
+#: step): a megabyte unread is a peer that stopped reading, and keeping more would let it grow our memory.
+MAX_UNSENT_BYTES = 1 << 20
+
+
+class _Conn:
+    """One TCP connection: its limits' state, and the table and seat it plays once seated."""
+
+    __slots__ = ("id", "peer", "writer", "buffer", "table", "seat", "tokens", "refilled", "closed", "report",
+                 "spoke")
+
+    def __init__(self, cid: int, peer: str, writer: asyncio.StreamWriter, max_line: int, rate: float,
+                 report: Optional[ComplianceReport]) -> None:
+        self.id = cid
+        self.peer = peer
+        self.writer = writer
+        self.buffer = LineBuffer(max_line + 2)
+        self.table: Optional[Table] = None
+        self.seat: Optional[Seat] = None
+        self.tokens = rate  # token bucket: one token a line, refilled at ``rate`` a second, holding at most ``rate``
+        self.refilled = time.monotonic()
+        self.closed = False
+        self.report = report
+        self.spoke = False
+
+
+class Table:
+    """One room of a match: its machine, its seats' connections, its clocks and the incidents of the current
+    board's attempt."""
+
+    def __init__(self, match: "Match", room: str, machine: TableMachine) -> None:
+        self.match = match
+        self.room = room
+        self.machine = machine
+        self.conns: dict[Seat, _Conn] = {}
+        self.held: dict[Seat, Optional[float]] = {}  # seat -> when it dropped (None: its board already voided)
+        self.wait_key: tuple = ()
+        self.wait_since = 0.0
+        self.warned_at: Optional[float] = None
+        self.incidents: list[str] = []  # of the board attempt in progress: go into its record when it finishes
+        self.voided: dict[int, int] = {}  # board -> times voided for a clock
+        self.forced: set[Seat] = set()  # seats the table has acted for on this board (see TableManager._tick)
+        self.peers: dict[Seat, str] = {}  # address each seat last connected from
+        self.done = False
+        self.ending = False
+        self.log = _log.bind(match=match.name, room=room or "-")
+
+    @property
+    def label(self) -> str:
+        return f"{self.match.name}{'/' + self.room if self.room else ''}"
+
+
+class Match:
+    """Two teams and their room(s): team a is N/S in the open room and E/W in the closed room."""
+
+    def __init__(self, name: str, rooms: int, teams: list[Optional[str]]) -> None:
+        self.name = name
+        self.teams = teams
+        self.tables: list[Table] = []
+        self.rooms = rooms
+
+    def role_of(self, room_index: int, seat: Seat) -> int:
+        """0 (team a) or 1 (team b): who sits at ``seat`` in room ``room_index``."""
+        return (0 if seat.is_ns else 1) ^ room_index
+
+    def room_for(self, role: int, seat: Optional[Seat], team: str) -> Table:
+        """The room where team ``role`` takes ``seat`` (``None``: the first room with a seat free for it)."""
+        if seat is not None:
+            return self.tables[((0 if seat.is_ns else 1) ^ role) % len(self.tables)]
+        for i, t in enumerate(self.tables):
+            side_ns = (role ^ i) == 0
+            if any(s.is_ns == side_ns and s not in t.conns for s in Seat):
+                return t
+        return self.tables[0]
+
+    @property
+    def done(self) -> bool:
+        return all(t.done for t in self.tables)
+
+
+class TableManager:
+    """The server. ``await start()`` binds and returns the port; ``await wait_done()`` returns once every match's
+    rooms have ended their sessions (with a match file or after ``--resume``: the known matches; otherwise at least
+    one match was opened); ``await close()`` stops everything.
+
+    Args:
+        settings: the ``[tm]`` section.
+        store: the run's ``ResultsStore`` (its deals are the boards played).
+        matches: the match file's matches (``None``: opened by connecting teams; after a resume, the stored ones).
+        clock: monotonic seconds (tests pass their own).
+    """
+
+    def __init__(self, settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]] = None,
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.boards = store.deals()
+        self.options = TableOptions(send_timing=settings.send_timing)
+        self.matches: dict[str, Match] = {}
+        self.fixed = matches is not None  # matches known in advance: a team not in them is refused
+        known = {r.name: r for r in store.matches()}
+        for spec in matches or []:
+            if spec.name not in known:
+                store.add_match(spec.name, spec.rooms, *spec.teams)
+        for row in store.matches():
+            self._open_match(row.name, row.rooms, [row.team_a, row.team_b])
+        if known and not matches:
+            self.fixed = False  # resumed on-demand run: more teams may still open matches
+        self._ids = itertools.count(1)
+        self._conns: dict[int, _Conn] = {}
+        self._per_address: dict[str, int] = {}
+        self._server: Optional[asyncio.base_events.Server] = None
+        self._ticker: Optional[asyncio.Task] = None
+        self._tasks: set[asyncio.Task] = set()
+        self._done = asyncio.Event()
+        self.port: Optional[int] = None
+        self.committed = 0  #: boards committed by this process
+        self.reports: list[ComplianceReport] = []
+
+    # --- matches ------------------------------------------------------------------------------------------------
+    def _open_match(self, name: str, rooms: int, teams: list[Optional[str]]) -> Match:
+        match = Match(name, rooms, list(teams))
+        for i, room in enumerate(ROOMS[rooms]):
+            done = self.store.finished(name, room)
+            queue = [b for b in self.boards if b.board not in done]
+            # team a is N/S in the open room, E/W in the closed room (None: the first player of that side names it)
+            ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
+            machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options, clock=self.clock)
+            match.tables.append(Table(match, room, machine))
+        self.matches[name] = match
+        return match
+
+    def _new_match_name(self, team: str) -> str:
+        name, n = team, 1
+        while name in self.matches:
+            n += 1
+            name = f"{team}-{n}"
+        return name
+
+    def _route(self, msg: m.Connect) -> Table | str:
+        """The room a ``Connecting`` line goes to, or the reason it is refused."""
+        team = msg.team
+        for match in self.matches.values():
+            if team in match.teams:
+                return match.room_for(match.teams.index(team), msg.seat, team)
+        if self.fixed:
+            return f"Team {team!r} does not play here (teams: " + ", ".join(
+                sorted(t for mt in self.matches.values() for t in mt.teams if t)) + ")"
+        for match in self.matches.values():
+            if not match.done and None in match.teams and any(match.teams):
+                table = match.room_for(match.teams.index(None), msg.seat, team)
+                # a seat already taken there means this team is not the one that match waits for: open another
+                if msg.seat is None or (msg.seat not in table.conns and msg.seat not in table.held):
+                    return table
+        if len(self.matches) >= self.settings.max_matches:
+            return f"No table is free for team {team!r} ({self.settings.max_matches} matches are open)"
+        name = self._new_match_name(team)
+        self.store.add_match(name, self.settings.rooms)
+        match = self._open_match(name, self.settings.rooms, [None, None])
+        _log.info("tm.match_opened", match=name, team=team, rooms=self.settings.rooms)
+        role = 1 if msg.seat is not None and not msg.seat.is_ns else 0
+        return match.room_for(role, msg.seat, team)
+
+    # --- life cycle ---------------------------------------------------------------------------------------------
+    async def start(self) -> int:
+        s = self.settings
+        self._server = await asyncio.start_server(self._accept, s.host, s.port, limit=READ_CHUNK)
+        self.port = self._server.sockets[0].getsockname()[1]
+        tick = max(0.02, min(0.25, s.grace_seconds / 4 or 0.25, s.seconds_per_call / 4, s.seconds_per_card / 4,
+                             s.ready_seconds / 4, (s.hold_seconds / 4) or 0.25))
+        self._ticker = asyncio.create_task(self._tick_forever(tick))
+        _log.info("tm.listening", host=s.host, port=self.port, boards=len(self.boards),
+                  matches=sorted(self.matches), rooms=s.rooms, time_fate=s.time_fate)
+        self._check_done()
+        return self.port
+
+    async def wait_done(self) -> None:
+        await self._done.wait()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._ticker is not None:
+            self._ticker.cancel()
+        for conn in list(self._conns.values()):
+            self._close(conn, "the table manager is shutting down")
+        # the readers see their sockets closed and return; one stuck anyway is cancelled
+        if self._tasks:
+            _done, stuck = await asyncio.wait(set(self._tasks), timeout=1.0)
+            for t in stuck:
+                t.cancel()
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def _check_done(self) -> None:
+        if self.matches and all(mt.done for mt in self.matches.values()) and (self.fixed or
+                                                                             all(None not in mt.teams for mt in
+                                                                                 self.matches.values())):
+            self._done.set()
+
+    # --- connections --------------------------------------------------------------------------------------------
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        s = self.settings
+        sock = writer.get_extra_info("socket")
+        if sock is not None:  # lock-step small lines: Nagle's delay costs seconds per board (research note 7)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if peername else "?"
+        cid = next(self._ids)
+        report = ComplianceReport(cid, peer) if s.strict else None
+        conn = _Conn(cid, peer, writer, s.max_line_bytes, s.lines_per_second, report)
+        if self._per_address.get(peer, 0) >= s.connections_per_address:
+            _log.warning("tm.refused", conn=cid, peer=peer,
+                         reason=f"more than {s.connections_per_address} connections from {peer}")
+            writer.write(m.ErrorMessage(reason=f"Too many connections from {peer}").format().encode("latin-1"))
+            writer.close()
+            return
+        self._per_address[peer] = self._per_address.get(peer, 0) + 1
+        self._conns[cid] = conn
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        _log.info("tm.connected", conn=cid, peer=peer)
+        try:
+            await self._read(conn, reader)
+        except (ConnectionError, OSError) as exc:
+            self._close(conn, f"connection error: {exc}")
+        except Exception:  # a bug must cost one connection, never the server or another table
+            _log.exception("tm.internal_error", conn=cid)
+            self._close(conn, "internal error (logged)")
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def _read(self, conn: _Conn, reader: asyncio.StreamReader) -> None:
+        s = self.settings
+        while not conn.closed:
+            if conn.table is None:  # not seated yet: it has idle_seconds to say something useful
+                try:
+                    data = await asyncio.wait_for(reader.read(READ_CHUNK), s.idle_seconds)
+                except asyncio.TimeoutError:
+                    self._close(conn, f"idle: no Connecting line within {s.idle_seconds:g} s")
+                    return
+            else:
+                data = await reader.read(READ_CHUNK)
+            if not data:
+                self._close(conn, "closed by peer")
+                return
+            if conn.report is not None:
+                conn.report.raw(data)
+            try:
+                lines = conn.buffer.feed(data)
+            except ProtocolError as exc:
+                self._close(conn, f"line too long: {exc}")
+                return
+            for line in lines:
+                if conn.closed:
+                    return
+                if len(line) > s.max_line_bytes:
+                    self._close(conn, f"line too long: {len(line)} bytes, the limit is {s.max_line_bytes}")
+                    return
+                if not self._take_token(conn):
+                    self._close(conn, f"flood: more than {s.lines_per_second:g} lines a second")
+                    return
+                self._on_line(conn, line)
+
+    def _take_token(self, conn: _Conn) -> bool:
+        rate = self.settings.lines_per_second
+        now = time.monotonic()
+        conn.tokens = min(rate, conn.tokens + (now - conn.refilled) * rate)
+        conn.refilled = now
+        if conn.tokens < 1:
+            return False
+        conn.tokens -= 1
+        return True
+
+    def _close(self, conn: _Conn, reason: str) -> None:
+        if conn.closed:
+            return
+        conn.closed = True
+        self._conns.pop(conn.id, None)
+        self._per_address[conn.peer] = self._per_address.get(conn.peer, 1) - 1
+        if self._per_address[conn.peer] <= 0:
+            del self._per_address[conn.peer]
+        table = conn.table
+        log = table.log if table is not None else _log
+        level = log.info if reason in ("closed by peer", "session ended") else log.warning
+        level("tm.closed", conn=conn.id, peer=conn.peer, seat=None if conn.seat is None else conn.seat.letter,
+              reason=reason)
+        try:
+            conn.writer.close()
+        except (RuntimeError, OSError):  # the loop is closing, or the socket is already gone
+            pass
+        if conn.report is not None:
+            self._finish_report(conn)
+        if table is not None and conn.seat is not None:
+            seat = conn.seat
+            if table.conns.get(seat) is conn:
+                del table.conns[seat]
+                table.machine.disconnect(conn.id)
+                self._handle_events(table)
+                if table.machine.phase != TablePhase.ENDED:
+                    table.held[seat] = self.clock()
+                    table.log.warning("tm.seat_held", seat=seat.letter, hold_seconds=self.settings.hold_seconds)
+
+    def _finish_report(self, conn: _Conn) -> None:
+        report = conn.report
+        table = conn.table
+        report.close(None if table is None else table.label, None if conn.seat is None else conn.seat.letter)
+        self.reports.append(report)
+        folder = Path(self.settings.results_dir) / "compliance"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"conn-{conn.id}.json").write_text(json.dumps(report.to_dict(), indent=1) + "\n")
+        except OSError as exc:
+            _log.error("tm.report_not_written", conn=conn.id, error=str(exc))
+        _log.info("tm.compliance", conn=conn.id, deviations=len(report.deviations))
+
+    # --- lines --------------------------------------------------------------------------------------------------
+    def _on_line(self, conn: _Conn, line: str) -> None:
+        table = conn.table
+        log = table.log if table is not None else _log
+        log.info("tm.line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter, dir="in", line=line)
+        if table is None:
+            self._first_line(conn, line)
+            return
+        self._feed(table, conn, line)
+
+    def _first_line(self, conn: _Conn, line: str) -> None:
+        """A connection's first line: ``Connecting`` (routed by team), or a held seat's next line on a new socket."""
+        try:
+            msg = m.parse(line)
+        except ProtocolError as exc:
+            if conn.report is not None:
+                conn.report.deviation(line, f"rejected: {exc}")
+            self._refuse(conn, line, f"Expected 'Connecting \"<team>\" as <seat> using protocol version 18'")
+            return
+        if conn.report is not None:
+            conn.report.check(line, msg)
+        if isinstance(msg, m.Connect):
+            target = self._route(msg)
+            if isinstance(target, str):
+                self._refuse(conn, line, target)
+                return
+            self._feed(target, conn, line)
+            return
+        # JobScheffers-style continuation: the machine attaches it to its seat if that seat is free at that table.
+        seat = getattr(msg, "seat", None)
+        candidates = [t for mt in self.matches.values() for t in mt.tables
+                      if not t.done and any(s not in t.conns and s in t.held for s in Seat)]
+        # the same address first: the robot that dropped is most likely the one coming back
+        candidates.sort(key=lambda t: 0 if t.peers.get(seat) == conn.peer else 1)
+        for table in candidates:
+            try:
+                out = table.machine.receive(conn.id, line)
+            except ProtocolError:
+                continue
+            self._after(table, out)
+            return
+        self._refuse(conn, line, "Expected 'Connecting \"<team>\" as <seat> using protocol version 18'")
+
+    def _refuse(self, conn: _Conn, line: str, reason: str) -> None:
+        reply = m.ErrorMessage(reason=reason[:300]).format()
+        self._write(conn, reply, None)
+        self._close(conn, f"refused: {reason}")
+
+    def _feed(self, table: Table, conn: _Conn, line: str) -> None:
+        if conn.report is not None and conn.table is not None:
+            try:
+                conn.report.check(line, m.parse(line))
+            except ProtocolError as exc:
+                conn.report.deviation(line, f"rejected: {exc}")
+        try:
+            out = table.machine.receive(conn.id, line)
+        except ProtocolError as exc:
+            table.log.warning("tm.bad_line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter,
+                              error=str(exc), fatal=exc.fatal)
+            if conn.report is not None and conn.table is not None:
+                conn.report.deviation(line, f"refused by the table: {exc}")
+            if exc.reply:
+                self._write(conn, exc.reply, table)
+            if exc.fatal:
+                self._close(conn, f"refused: {exc}")
+            return
+        self._after(table, out)
+
+    def _after(self, table: Table, out: list[Outbound]) -> None:
+        """Handle the machine's events (commit finished boards first), then send its lines."""
+        self._handle_events(table)
+        for o in out:
+            conn = table.conns.get(o.seat)
+            if conn is not None:
+                self._write(conn, o.line, table)
+        if table.done and not table.ending:
+            table.ending = True  # the spec's short pause, so the last lines reach the peers before the close
+            asyncio.get_running_loop().call_later(self.settings.end_pause_seconds, self._end_table, table)
+
+    def _write(self, conn: _Conn, line: str, table: Optional[Table]) -> None:
+        if conn.closed:
+            return
+        (table.log if table is not None else _log).info(
+            "tm.line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter, dir="out",
+            line=line.rstrip("\r\n"))
+        transport = conn.writer.transport
+        if transport.is_closing():
+            return
+        conn.writer.write(line.encode("latin-1", "replace"))
+        if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+            self._close(conn, f"not reading: more than {MAX_UNSENT_BYTES} bytes unsent")
+
+    def _end_table(self, table: Table) -> None:
+        for conn in list(table.conns.values()):
+            self._close(conn, "session ended")
+        self._check_done()
+
+    # --- events -------------------------------------------------------------------------------------------------
+    def _handle_events(self, table: Table) -> None:
+        for ev in table.machine.events():
+            if isinstance(ev, PlayerSeated):
+                conn = self._conns.get(ev.connection)
+                if conn is None:
+                    continue
+                conn.table, conn.seat = table, ev.seat
+                table.conns[ev.seat] = conn
+                table.held.pop(ev.seat, None)
+                table.peers[ev.seat] = conn.peer
+                match = table.match
+                role = match.role_of(match.tables.index(table), ev.seat)
+                if match.teams[role] is None:
+                    match.teams[role] = ev.team
+                    self.store.set_teams(match.name, *match.teams)
+                table.log.info("tm.seated", conn=conn.id, seat=ev.seat.letter, team=ev.team, rejoined=ev.rejoined)
+            elif isinstance(ev, PlayerLeft):
+                table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
+            elif isinstance(ev, TableBoardStarted):
+                table.incidents = []
+                table.wait_key = ()
+                table.forced = set()
+                table.log.info("tm.board_started", board=ev.board, restarted=ev.restarted)
+            elif isinstance(ev, BoardFinished):
+                self._commit(table, ev.record)
+            elif isinstance(ev, TableSessionEnded):
+                table.done = True
+                table.log.info("tm.session_ended", boards=ev.boards_played)
+
+    def _commit(self, table: Table, record: BoardRecord) -> None:
+        rec = dataclasses.replace(record, room=table.room, table=table.match.name,
+                                  event=record.event or self.settings.event)
+        try:
+            self.store.commit_board(table.match.name, table.room, rec, table.incidents)
+        except DuplicateBoardError as exc:  # cannot happen while boards are queued from the store; never count twice
+            table.log.error("tm.duplicate_board", board=rec.board, error=str(exc))
+            return
+        self.committed += 1
+        table.log.info("tm.board_finished", board=rec.board, contract=None if rec.contract is None else
+                       str(rec.contract), result=rec.result, score_ns=rec.score_ns(), seconds_ns=rec.seconds_ns,
+                       seconds_ew=rec.seconds_ew, incidents=len(table.incidents))
+        table.incidents = []
+
+    def _incident(self, table: Table, kind: str, detail: str) -> None:
+        board = table.machine.board.board if table.machine.board is not None else None
+        table.incidents.append(f"{kind}: {detail}")
+        self.store.add_incident(table.match.name, table.room, board, kind, detail)
+        table.log.warning(f"tm.{kind}", board=board, detail=detail)
+
+    # --- clocks -------------------------------------------------------------------------------------------------
+    async def _tick_forever(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            for match in list(self.matches.values()):
+                for table in match.tables:
+                    if not table.done:
+                        try:
+                            self._tick(table, self.clock())
+                        except Exception:  # one table's bug must not stop the clocks of the others
+                            table.log.exception("tm.internal_error")
+
+    def _tick(self, table: Table, now: float) -> None:
+        s = self.settings
+        machine = table.machine
+        # seats gone longer than the hold: the board in progress is voided, to be replayed when they are back
+        for seat, since in list(table.held.items()):
+            if since is not None and now - since > s.hold_seconds:
+                table.held[seat] = None
+                if machine.phase == TablePhase.BOARD and machine.board is not None:
+                    self._incident(table, "void", f"board {machine.board.board}: {seat.name.title()} disconnected "
+                                                  f"for more than {s.hold_seconds:g} s; replayed on its return")
+                    self._after(table, machine.restart_board())
+        waiting = machine.waiting_for
+        if waiting is None or machine.phase == TablePhase.ENDED:
+            return
+        kind, missing, acting = waiting
+        key = (machine.board.board if machine.board else None, len(machine.auction.calls) if machine.auction else -1,
+               len(machine.play.cards) if machine.play else -1, kind, acting, tuple(missing))
+        if key != table.wait_key:
+            table.wait_key, table.wait_since, table.warned_at = key, now, None
+            return
+        elapsed = now - table.wait_since
+        # A seat the table already acted for on this board is out of step with it (it still thinks the forced turn
+        # is its own) until the next board starts: every line it owes meanwhile is made at once, so one hung robot
+        # costs the board one wait, not one per trick.
+        if table.forced and self._force_out_of_step(table):
+            return
+        late: Optional[tuple[Seat, str]] = None
+        if acting is not None and acting in table.conns:
+            limit = s.seconds_per_call if kind == "bid" else s.seconds_per_card
+            used = machine.think_time(acting.is_ns)[0] + elapsed
+            if elapsed > limit:
+                late = acting, f"{elapsed:.1f} s on one {'call' if kind == 'bid' else 'card'} (limit {limit:g} s)"
+            elif used > s.board_seconds:
+                late = acting, f"its side used {used:.1f} s on the board (limit {s.board_seconds:g} s)"
+        if late is None and elapsed > s.ready_seconds:
+            owing = [x for x in missing if x in table.conns]
+            if owing:
+                late = owing[0], f"no ready line for {elapsed:.1f} s (waiting for '{kind}', limit {s.ready_seconds:g} s)"
+        if late is None:
+            return
+        seat, why = late
+        who = seat.name.title()
+        if table.warned_at is None:
+            table.warned_at = now
+            self._incident(table, "clock", f"{who}: {why}")
+            if s.time_fate != "warn":
+                conn = table.conns[seat]
+                self._write(conn, m.ErrorMessage(
+                    reason=f"Time limit: {who}, {why}; the table acts in {s.grace_seconds:g} s").format(), table)
+            return
+        if s.time_fate == "warn" or now - table.warned_at < s.grace_seconds:
+            return
+        board = machine.board.board if machine.board is not None else None
+        if s.time_fate == "void" and board is not None and table.voided.get(board, 0) < 1:
+            table.voided[board] = table.voided.get(board, 0) + 1
+            self._incident(table, "void", f"board {board}: {who} over the time limit ({why}); replayed now")
+            self._after(table, machine.restart_board())
+            return
+        self._force(table, seat, kind, acting, why)
+
+    def _force_out_of_step(self, table: Table) -> bool:
+        """Make every line owed by a seat already forced on this board; ``True`` if any was made."""
+        made = 0
+        for _ in range(4 * 400):  # (a board owes fewer lines than this; the bound only guards against a loop)
+            waiting = table.machine.waiting_for
+            if waiting is None or table.done:
+                break
+            kind, missing, acting = waiting
+            owing = [x for x in ([acting] if acting is not None else []) + list(missing)
+                     if x in table.forced and x in table.conns]
+            if not owing:
+                break
+            seat = owing[0]
+            try:
+                out = table.machine.act_for(seat, f"forced by the table manager: {seat.name.title()} is out of step "
+                                                  "after a forced line")
+            except ProtocolError:
+                break
+            made += 1
+            self._after(table, out)
+        if made:
+            table.log.info("tm.forced_out_of_step", lines=made)
+        return made > 0
+
+    def _force(self, table: Table, seat: Seat, kind: str, acting: Optional[Seat], why: str) -> None:
+        who = seat.name.title()
+        what = ("call" if kind == "bid" else "card") if seat == acting else "ready line"
+        try:
+            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})")
+        except ProtocolError as exc:  # (LocalProtocolError) the seat's own line came first after all
+            table.log.info("tm.force_skipped", seat=seat.letter, reason=str(exc))
+            return
+        table.forced.add(seat)
+        table.warned_at = None
+        self._incident(table, "forced", f"{who}: the table made its {what} ({why})")
+        self._after(table, out)

@@ -1,0 +1,211 @@
+"""The table manager's durable results store: ``ResultsStore``, one SQLite file per run (``DIR/results.sqlite``).
+
+Why SQLite: a finished board must be on disk before its table moves on, and a board must never count twice, even
+when the manager is killed between any two instructions. SQLite in WAL mode with ``synchronous=FULL`` makes each
+commit durable (the WAL is fsync'd) before ``commit_board`` returns, a ``PRIMARY KEY (match, room, board)`` makes a
+second result for the same table and board impossible (``DuplicateBoardError``), and a crash mid-write leaves the
+last committed state (SQLite rolls a torn transaction back). A JSONL journal (``robot.runlog``) gives durability too,
+but its exactly-once rule would live in our code; here the database enforces it. The standard library's ``sqlite3``
+is enough: one writer (the manager's event loop), a handful of small rows per board.
+
+Tables:
+
+- ``meta``: key/value; ``schema`` and ``plan`` (the boards and rooms of the run, so that ``--resume`` refuses a
+  different match);
+- ``deals``: the boards to play, each a ``BoardRecord`` JSON (deal, dealer, vulnerability, event): stored once, so a
+  resumed run plays exactly the same deals whatever the random seed or file does later;
+- ``matches``: the matches (tables or open/closed pairs of rooms) by name with their two teams: team ``a`` sits N/S
+  in the open room and E/W in the closed room;
+- ``results``: one row per finished board per room: the board's ``BoardRecord`` JSON and the incidents of the attempt
+  that finished it (clock warnings, forced calls or cards), as JSON;
+- ``incidents``: everything that happened to boards, finished or not (voided attempts, restarts, drops, clocks),
+  for the director.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+from squeeze.engine.record import BoardRecord
+
+__all__ = ["ResultsStore", "StoreError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA", "STORE_FILE"]
+
+#: Bumped when the tables change; a store of another schema is refused, never misread.
+STORE_SCHEMA = 1
+#: The store's file name under the results folder.
+STORE_FILE = "results.sqlite"
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS deals (board INTEGER PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    name TEXT PRIMARY KEY, team_a TEXT, team_b TEXT, rooms INTEGER NOT NULL CHECK (rooms IN (1, 2)),
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    match TEXT NOT NULL REFERENCES matches(name), room TEXT NOT NULL, board INTEGER NOT NULL REFERENCES deals(board),
+    record TEXT NOT NULL, incidents TEXT NOT NULL, finished REAL NOT NULL,
+    PRIMARY KEY (match, room, board)
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    id INTEGER PRIMARY KEY, match TEXT NOT NULL, room TEXT NOT NULL, board INTEGER, kind TEXT NOT NULL,
+    detail TEXT NOT NULL, at REAL NOT NULL
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used as asked: another schema, another plan, a fresh run over an existing store."""
+
+
+class DuplicateBoardError(StoreError):
+    """A second result for a board already finished in that match and room (refused: nothing is counted twice)."""
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    name: str
+    team_a: Optional[str]  #: N/S in the open room, E/W in the closed room
+    team_b: Optional[str]
+    rooms: int
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    match: str
+    room: str
+    board: int
+    record: BoardRecord
+    incidents: tuple[str, ...]
+    finished: float
+
+
+class ResultsStore:
+    """The store at ``path``. ``create=True`` starts a run (refused if the file already holds one); ``False``
+    opens an existing run to resume or export it (refused if there is none)."""
+
+    def __init__(self, path: str | Path, *, create: bool) -> None:
+        self.path = Path(path)
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if create and exists:
+            raise StoreError(f"{self.path} already holds a run: resume it (--resume) or choose another folder")
+        if not create and not exists:
+            raise StoreError(f"{self.path}: no run to resume here")
+        # isolation_level=None: we open every transaction ourselves (BEGIN IMMEDIATE), so nothing is left pending.
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # WAL fsync'd at every commit: a result survives a power cut
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_TABLES)  # (autocommit: each CREATE is its own transaction, and idempotent)
+        schema = self._meta("schema")
+        if schema is None:
+            self._set_meta("schema", str(STORE_SCHEMA))
+        elif schema != str(STORE_SCHEMA):
+            raise StoreError(f"{self.path} has store schema {schema}; this version reads schema {STORE_SCHEMA}")
+
+    # --- transactions -------------------------------------------------------------------------------------------
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, kind, value, tb) -> None:
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _tx(self) -> "ResultsStore._Tx":
+        return ResultsStore._Tx(self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- meta and plan ------------------------------------------------------------------------------------------
+    def _meta(self, key: str) -> Optional[str]:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def _set_meta(self, key: str, value: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def set_plan(self, boards: Iterable[BoardRecord], plan: dict) -> None:
+        """Store the boards of a new run and ``plan`` (what else defines the run: rooms, ...), in one transaction.
+
+        Raises:
+            StoreError: a plan is already stored.
+        """
+        if self._meta("plan") is not None:
+            raise StoreError(f"{self.path} already has a plan")
+        with self._tx() as db:
+            db.executemany("INSERT INTO deals (board, record) VALUES (?, ?)", [(b.board, b.to_json()) for b in boards])
+            db.execute("INSERT INTO meta (key, value) VALUES ('plan', ?)", (json.dumps(plan, sort_keys=True),))
+
+    def plan(self) -> Optional[dict]:
+        text = self._meta("plan")
+        return None if text is None else json.loads(text)
+
+    def deals(self) -> list[BoardRecord]:
+        """The boards of the run, in board order."""
+        return [BoardRecord.from_json(r[0]) for r in self._db.execute("SELECT record FROM deals ORDER BY board")]
+
+    # --- matches ------------------------------------------------------------------------------------------------
+    def add_match(self, name: str, rooms: int, team_a: Optional[str] = None, team_b: Optional[str] = None) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO matches (name, team_a, team_b, rooms, created) VALUES (?, ?, ?, ?, ?)",
+                       (name, team_a, team_b, rooms, time.time()))
+
+    def set_teams(self, name: str, team_a: Optional[str], team_b: Optional[str]) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE matches SET team_a = ?, team_b = ? WHERE name = ?", (team_a, team_b, name))
+
+    def matches(self) -> list[MatchRow]:
+        rows = self._db.execute("SELECT name, team_a, team_b, rooms FROM matches ORDER BY created, name")
+        return [MatchRow(*r) for r in rows]
+
+    # --- results ------------------------------------------------------------------------------------------------
+    def commit_board(self, match: str, room: str, record: BoardRecord, incidents: Iterable[str] = ()) -> None:
+        """Record a finished board; on disk when this returns.
+
+        Raises:
+            DuplicateBoardError: that board is already finished in that match and room (the store is unchanged).
+            StoreError: the board is not one of the run's deals, or the match is unknown.
+        """
+        try:
+            with self._tx() as db:
+                db.execute(
+                    "INSERT INTO results (match, room, board, record, incidents, finished) VALUES (?, ?, ?, ?, ?, ?)",
+                    (match, room, record.board, record.to_json(), json.dumps(list(incidents)), time.time()),
+                )
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                raise DuplicateBoardError(
+                    f"board {record.board} of {match} ({room or 'the only room'}) is already finished") from None
+            raise StoreError(f"board {record.board} of {match}: {exc}") from None
+
+    def finished(self, match: str, room: str) -> set[int]:
+        rows = self._db.execute("SELECT board FROM results WHERE match = ? AND room = ?", (match, room))
+        return {r[0] for r in rows}
+
+    def results(self) -> list[ResultRow]:
+        """Every finished board, by match, board and room (open before closed)."""
+        rows = self._db.execute(
+            "SELECT match, room, board, record, incidents, finished FROM results "
+            "ORDER BY match, board, CASE room WHEN 'Closed' THEN 1 ELSE 0 END")
+        return [ResultRow(r[0], r[1], r[2], BoardRecord.from_json(r[3]), tuple(json.loads(r[4])), r[5]) for r in rows]
+
+    # --- incidents ----------------------------------------------------------------------------------------------
+    def add_incident(self, match: str, room: str, board: Optional[int], kind: str, detail: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                       (match, room, board, kind, detail, time.time()))
+
+    def incidents(self) -> list[tuple[str, str, Optional[int], str, str]]:
+        """``(match, room, board, kind, detail)`` in the order they happened."""
+        return list(self._db.execute("SELECT match, room, board, kind, detail FROM incidents ORDER BY id"))

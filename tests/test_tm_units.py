@@ -1,0 +1,187 @@
+"""The table manager's parts without sockets: results store, plan (boards, ranges, match files), the table
+machine's additions (act_for, notes and seconds, a rejoin's handshake), and the CLI's [tm] flags."""
+
+import os
+import random
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.engine.pbn import encode_pbn, write_pbn
+from squeeze.engine.record import BoardRecord
+from squeeze.protocol.errors import LocalProtocolError
+from squeeze.protocol.table import TableMachine
+from squeeze.robot.cli import _TM_FLAGS, app
+from squeeze.robot.tm.plan import PlanError, load_boards, load_match_file, parse_board_range, random_boards
+from squeeze.robot.tm.store import DuplicateBoardError, ResultsStore, StoreError
+from test_protocol_support import TEAM, board, connect_all, name
+
+N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_env(monkeypatch):
+    for var in [v for v in os.environ if v.startswith("SQUEEZE_")]:
+        monkeypatch.delenv(var)
+
+
+# --- store ------------------------------------------------------------------------------------------------------
+
+def test_store_commits_a_board_once_and_survives_reopening(tmp_path):
+    path = tmp_path / "r.sqlite"
+    boards = random_boards(1, 2, seed=4)
+    store = ResultsStore(path, create=True)
+    store.set_plan(boards, {"x": 1})
+    store.add_match("m", 2, "A", "B")
+    rec = BoardRecord(board=1, deal=boards[0].deal, room="Open")
+    store.commit_board("m", "Open", rec, ["clock: North"])
+    with pytest.raises(DuplicateBoardError):
+        store.commit_board("m", "Open", rec)
+    store.commit_board("m", "Closed", BoardRecord(board=1, deal=boards[0].deal, room="Closed"))
+    with pytest.raises(StoreError, match="board 7"):  # not one of the run's deals
+        store.commit_board("m", "Open", BoardRecord(board=7, deal=boards[0].deal))
+    store.close()
+    with pytest.raises(StoreError, match="already holds a run"):
+        ResultsStore(path, create=True)
+    store = ResultsStore(path, create=False)
+    assert store.plan() == {"x": 1} and [b.deal for b in store.deals()] == [b.deal for b in boards]
+    assert [(r.board, r.room, r.incidents) for r in store.results()] == [(1, "Open", ("clock: North",)),
+                                                                          (1, "Closed", ())]
+    assert store.finished("m", "Open") == {1} and store.finished("m", "Closed") == {1}
+    store.close()
+    with pytest.raises(StoreError, match="no run to resume"):
+        ResultsStore(tmp_path / "none.sqlite", create=False)
+
+
+# --- plan -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [("1-16", (1, 16)), (" 5 ", (5, 5)), ("3 - 4", (3, 4))])
+def test_board_range(text, expected):
+    assert parse_board_range(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "0-3", "5-2", "a-b", "1-2-3"])
+def test_bad_board_range(text):
+    with pytest.raises(PlanError):
+        parse_board_range(text)
+
+
+def test_random_boards_depend_on_seed_and_number_only():
+    assert random_boards(3, 4, 9) == random_boards(1, 4, 9)[2:]
+    assert random_boards(1, 1, 9)[0].deal != random_boards(1, 1, 10)[0].deal
+
+
+def test_boards_from_a_pbn_file_keep_its_dealer_and_vulnerability(tmp_path):
+    rng = random.Random(2)
+    games = [BoardRecord(board=n, deal=Deal.random(rng), dealer=Seat.WEST, vul=Vul.BOTH) for n in (4, 5, 6)]
+    f = tmp_path / "b.pbn"
+    f.write_bytes(encode_pbn(write_pbn(games)))
+    loaded = load_boards(f, (5, 9))
+    assert [(b.board, b.dealer, b.vul, b.deal) for b in loaded] == [(g.board, W, Vul.BOTH, g.deal) for g in games[1:]]
+    with pytest.raises(PlanError, match="no boards numbered 7-9"):
+        load_boards(f, (7, 9))
+    f.write_bytes(encode_pbn(write_pbn(games + games[:1])))
+    with pytest.raises(PlanError, match="board 4 appears twice"):
+        load_boards(f)
+    with pytest.raises(PlanError, match="cannot read"):
+        load_boards(tmp_path / "missing.pbn")
+
+
+@pytest.mark.parametrize("text,error", [
+    ('[[match]]\nteams = ["A"]\n', "two team names"),
+    ('[[match]]\nteams = ["A", "A"]\n', "different names"),
+    ('[[match]]\nteams = ["A", "B"]\n[[match]]\nteams = ["B", "C"]\n', "already in another match"),
+    ('[[match]]\nteams = ["A", "B"]\nrooms = 3\n', "rooms must be 1 or 2"),
+    ('[[match]]\nteams = ["A", "B"]\ncolour = 1\n', "keys are"),
+    ('[other]\n', "one or more"),
+    ('[[match]\n', "match file"),
+])
+def test_bad_match_files(tmp_path, text, error):
+    with pytest.raises(PlanError, match=error):
+        load_match_file(_written(tmp_path / "m.toml", text), 1)
+
+
+def _written(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_match_file(tmp_path):
+    text = '[[match]]\nteams = ["A", "B"]\n[[match]]\nname = "final"\nteams = ["C", "D"]\nrooms = 1\n'
+    specs = load_match_file(_written(tmp_path / "m.toml", text), 2)
+    assert [(s.name, s.teams, s.rooms) for s in specs] == [("A v B", ("A", "B"), 2), ("final", ("C", "D"), 1)]
+
+
+# --- the table machine's additions ------------------------------------------------------------------------------
+
+def _auction_started(clock):
+    t = TableMachine([board()], clock=clock)
+    connect_all(t)
+    for kind in ("ready for teams", "ready to start", "ready for deal", "ready for cards"):
+        for s in Seat:
+            t.receive(s, f"{name(s)} {kind}")
+    return t
+
+
+def test_act_for_makes_the_owed_ready_line_or_a_pass_and_notes_why():
+    now = [0.0]
+    t = _auction_started(lambda: now[0])  # board 3: South deals
+    for s in (N, E, W):
+        t.receive(s, f"{name(s)} ready for South's bid")
+    with pytest.raises(LocalProtocolError):
+        t.act_for(N, "nothing owed")  # North is ready: only South's call is awaited
+    now[0] = 4.0
+    out = t.act_for(S, "forced: slow")  # South's call: a pass
+    assert [o.line for o in out if o.seat == W] == ["South passes\r\n"]
+    assert t.waiting_for == ("bid", [N, E, S], W)
+    assert t.act_for(S, "forced: ready") == []  # now South owes "ready for West's bid"
+    assert t.act_for(N, "forced: ready") == [] and t.waiting_for == ("bid", [E], W)
+    t.receive(E, "East ready for West's bid")
+    now[0] = 5.5
+    t.receive(W, "West passes Alert. 2+ clubs")  # (an alerted pass: a passed-out board keeps the test short)
+    for caller in (N, E):
+        for s in Seat:
+            if s != caller:
+                t.receive(s, f"{name(s)} ready for {name(caller)}'s bid")
+        t.receive(caller, f"{name(caller)} passes")
+    (rec,) = t.results
+    assert [(n.alert, n.explanation) for n in rec.call_notes[:2]] == [(False, "forced: slow"), (True, "2+ clubs")]
+    assert rec.call_notes[0].seconds == 4.0 and rec.call_notes[1].seconds == 1.5
+    assert rec.seconds_ns == 4.0 and rec.seconds_ew == 1.5
+
+
+def test_a_seat_that_rejoins_before_the_first_board_gets_the_teams_line_again():
+    t = TableMachine([board()])
+    connect_all(t)
+    for s in Seat:
+        t.receive(s, f"{name(s)} ready for teams")  # Teams sent to all four; the North socket drops before reading it
+    t.disconnect(N)
+    t.receive("new", f'Connecting "{TEAM[N]}" as North using protocol version 18')
+    out = t.receive("new", "North ready for teams")  # the same words as its old connection's: still answered
+    assert [o.line for o in out] == ['Teams : N/S : "RoboA" E/W : "RoboB"\r\n']
+    for s in (E, S, W):
+        t.receive(s, f"{name(s)} ready to start")
+    out = t.receive("new", "North ready to start")
+    assert {o.line for o in out} == {"Start of board\r\n"}
+
+
+# --- the CLI ----------------------------------------------------------------------------------------------------
+
+def test_tm_flags_default_to_the_settings_and_reach_them(monkeypatch, tmp_path):
+    (command,) = [c for n, c in typer.main.get_command(app).commands.items() if n == "tm"]
+    names = {p.name for p in command.params}
+    assert set(_TM_FLAGS) <= names
+    assert all(p.default is None for p in command.params if p.name in _TM_FLAGS)
+    seen = {}
+    monkeypatch.setattr("squeeze.robot.tm.run.run_tm", lambda tm, resume: seen.update(tm=tm, resume=resume) or 0)
+    r = CliRunner().invoke(app, ["tm", "--port", "0", "--out", str(tmp_path), "--board-range", "3-4", "--no-timing",
+                                 "--rooms", "2", "--time-fate", "void", "--resume"])
+    assert r.exit_code == 0, r.output
+    tm = seen["tm"]
+    assert (tm.port, tm.results_dir, tm.board_range, tm.send_timing, tm.rooms, tm.time_fate, seen["resume"]) == (
+        0, tmp_path, "3-4", False, 2, "void", True)
+    assert tm.board_seconds == 120.0 and tm.host == "127.0.0.1"  # not given: the model's defaults
+    r = CliRunner().invoke(app, ["tm", "--time-fate", "never"])
+    assert r.exit_code == 2 and "time_fate" in r.output
