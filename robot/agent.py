@@ -9,7 +9,7 @@ Time. Each decision gets a budget: the engine's per-call or per-card budget, cap
 left of the board's allowance (WCBC: two minutes per board per pair; each seat of the pair gets half, and
 declarer inherits dummy's half once the auction is over) over the decisions still to come. The worker is given
 that budget as its deadline; the agent waits ``safety_margin_s`` longer, then answers with a safe legal fallback
-(pass; the lowest card that follows suit, else the lowest of the longest suit), restarts the worker and logs it.
+(pass; ``engine.play.card_player.fallback_card``: the lowest card of the suit led, else of the longest suit), restarts the worker and logs it.
 It never sends an illegal call or card: the machine checks every one, and an illegal engine answer is replaced by
 the fallback.
 
@@ -34,7 +34,8 @@ from typing import IO, Optional
 import structlog
 
 from squeeze.engine.auction import PASS
-from squeeze.engine.cards import Card, Hand, Seat, Suit
+from squeeze.engine.cards import Card, Seat
+from squeeze.engine.play.card_player import fallback_card
 from squeeze.engine.player import PlayerParams
 from squeeze.protocol import messages as m
 from squeeze.protocol.client import (
@@ -46,7 +47,7 @@ from squeeze.protocol.framing import LineBuffer
 
 from .worker import Decision, DecisionWorker, WorkerFailed
 
-__all__ = ["AgentOptions", "SeatAgent", "fallback_card", "options_from_settings", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNREACHABLE",
+__all__ = ["AgentOptions", "SeatAgent", "options_from_settings", "EXIT_OK", "EXIT_REFUSED", "EXIT_UNREACHABLE",
            "EXIT_SILENT", "EXIT_DROPPED"]
 
 EXIT_OK = 0  #: the session ended (``End of session``)
@@ -80,21 +81,6 @@ class AgentOptions:
     board_seconds: float = 120.0  #: the pair's thinking allowance per board
     safety_margin_s: float = 0.25  #: how much longer than the budget we wait for the worker
     transcript: Optional[Path] = None
-
-
-def fallback_card(legal: tuple[Card, ...] | list[Card], hand: Hand | None = None) -> Card:
-    """A safe card when the engine has no answer in time: the lowest legal card if they all follow one suit,
-    else the lowest card of the longest suit we may play (keeping our shorter suits' guards)."""
-    if not legal:
-        raise ValueError("no legal card")
-    suits = {c.suit for c in legal}
-    if len(suits) == 1:
-        return min(legal, key=lambda c: c.rank)
-    by_suit: dict[Suit, list[Card]] = {}
-    for c in legal:
-        by_suit.setdefault(Suit(c.suit), []).append(c)
-    longest = max(by_suit.values(), key=lambda cs: (len(cs), -min(c.rank for c in cs)))
-    return min(longest, key=lambda c: c.rank)
 
 
 @dataclass
@@ -389,7 +375,8 @@ class SeatAgent:
         if card is None or card not in legal:
             if card is not None:
                 error = f"illegal card {card} from the engine"
-            card = fallback_card(legal)
+            view = mc.seat_view()
+            card, _why = fallback_card(view.remaining(ev.seat).bits, view.play.trick_indices)  # type: ignore[union-attr]
         fell_back = bool(error) or decision is None
         mc.send_card(card, fallback=True)
         record.update(value=str(card), seat=ev.seat.letter, explanation=decision.explanation if decision else "",

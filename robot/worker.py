@@ -50,6 +50,7 @@ class Decision:
 
 def _worker_main(conn: Connection, params: PlayerParams) -> None:  # pragma: no cover - runs in the child process
     player = Player(params)
+    player.prepare()  # the bidding system and the solver, before the first deadline rather than on its time
     conn.send(("ready",))
     while True:
         try:
@@ -65,11 +66,11 @@ def _worker_main(conn: Connection, params: PlayerParams) -> None:  # pragma: no 
             if kind == "call":
                 choice = player.bid(view, deadline=deadline)
                 answer = Decision("call", str(choice.call), choice.describe(), choice.alert,
-                                  time.monotonic() - t0, bool(getattr(choice, "cut_short", False)))
+                                  time.monotonic() - t0, choice.cut_short)
             else:
                 d = player.play(view, deadline=deadline)
-                answer = Decision("card", str(d.card), d.reason, False, time.monotonic() - t0,
-                                  bool(getattr(d, "cut_short", False)), d.worlds)
+                answer = Decision("card", str(d.card), d.reason, False, time.monotonic() - t0, d.cut_short,
+                                  d.worlds)
             conn.send((req_id, answer))
         except Exception:  # the engine's bug must not end the session: report it, keep serving
             conn.send((req_id, traceback.format_exc(limit=8)))
