@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml setup.py
 build: $(STAMP) $(SOURCES_NATIVE)
 	$(PY) setup.py --quiet build_ext --inplace
 
+# A short robot match on embedded defaults: our table manager and eight robots on loopback, fast against default.
 run: build
-	$(VENV)/bin/squeeze deal --board 1 --seed 1 --play
+	rm -rf out/make-run
+	$(VENV)/bin/squeeze match --boards 4 --a fast --b default --out out/make-run
 
 test: build
 	$(VENV)/bin/pytest -q -p no:cacheprovider

@@ -34,8 +34,8 @@ from squeeze.engine.player import PlayerParams
 from squeeze.protocol.messages import MAX_LINE_LENGTH
 
 __all__ = [
-    "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "SelfPlaySettings", "MqttSettings",
-    "LogSettings", "SettingsError", "load_settings", "engine_params", "available_presets", "preset_file",
+    "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "MatchSettings", "SelfPlaySettings",
+    "MqttSettings", "LogSettings", "SettingsError", "load_settings", "engine_params", "available_presets", "preset_file",
     "config_file_default",
 ]
 
@@ -144,6 +144,19 @@ class TableManagerSettings(_Section):
     end_pause_seconds: float = Field(0.5, ge=0, description="Pause after End of session before closing a socket.")
 
 
+class MatchSettings(_Section):
+    """``squeeze match``: a two-room team match between two robot configurations, on our table manager."""
+
+    boards: int = Field(16, ge=1, le=10000, description="Boards in the match (each played in both rooms).")
+    a: str = Field("fast", description="Team A's configuration: a preset name or a TOML settings file.")
+    b: str = Field("default", description="Team B's configuration: a preset name or a TOML settings file.")
+    seed: int = Field(1, description="Seed of the random deals.")
+    out: Path = Field(Path("match-out"), description="Folder of the results store, boards.pbn, LIN and summary.json.")
+    max_restarts: int = Field(3, ge=0, description="Times a robot process that dies is started again.")
+    stall_seconds: float = Field(600.0, gt=0, description="A match with no board finished for this long is "
+                                                          "stopped (what is finished is kept).")
+
+
 class SelfPlaySettings(_Section):
     boards: int = Field(16, ge=1)
     workers: int = Field(2, ge=1)
@@ -174,6 +187,7 @@ class Settings(BaseSettings):
     engine: EngineSettings = EngineSettings()
     robot: RobotSettings = RobotSettings()
     tm: TableManagerSettings = TableManagerSettings()
+    match: MatchSettings = MatchSettings()
     selfplay: SelfPlaySettings = SelfPlaySettings()
     mqtt: MqttSettings = MqttSettings()
     log: LogSettings = LogSettings()

@@ -118,17 +118,27 @@ _TM_FLAGS: dict[str, Any] = {f"tm_{field}": _tm_flag(*spec) for field, spec in {
     "send_timing": (bool, ("--timing/--no-timing",), "Send the Timing line after each board."),
     "strict": (bool, ("--strict/--no-strict",), "Write a compliance report per connection."),
 }.items()}
+_MATCH_FLAGS: dict[str, Any] = {f"match_{field}": _tm_flag(*spec) for field, spec in {
+    "boards": (int, ("--boards",), "Boards in the match (each played in both rooms)."),
+    "a": (str, ("--a",), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": (str, ("--b",), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "seed": (int, ("--seed",), "Seed of the random deals."),
+    "out": (str, ("--out",), "Folder for the results store, boards.pbn, LIN and summary.json.", "DIR"),
+    "max_restarts": (int, ("--max-restarts",), "Times a robot process that dies is started again."),
+    "stall_seconds": (float, ("--stall-seconds",), "Stop a match with no board finished for this long."),
+}.items()}
+#: Each flag group, the settings section it overrides and the prefix its names carry here.
+_FLAG_GROUPS = (("engine", _ENGINE_FLAGS, ""), ("robot", _ROBOT_FLAGS, ""), ("tm", _TM_FLAGS, "tm_"),
+                ("match", _MATCH_FLAGS, "match_"))
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "seed")
 
 
-def _settings(config: str | None, preset: str | None, engine: dict[str, Any],
-              robot: dict[str, Any] | None = None, tm: dict[str, Any] | None = None) -> Settings:
-    """Settings with ``engine``, ``robot`` and ``tm`` (the flags given) as the highest layer; exits with the reason
+def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> Settings:
+    """Settings with ``sections`` (the flags given, by settings section) as the highest layer; exits with the reason
     on a bad layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
-    sections = {name: value for name, value in (("robot", robot), ("tm", tm)) if value}
     try:
-        settings = load_settings(config, preset=preset, engine=engine, **sections)
+        settings = load_settings(config, preset=preset, **{k: v for k, v in sections.items() if v})
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
     except (OSError, SettingsError) as exc:
@@ -138,24 +148,23 @@ def _settings(config: str | None, preset: str | None, engine: dict[str, Any],
 
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
-    """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of ``_ENGINE_FLAGS``,
-    ``_ROBOT_FLAGS`` or ``_TM_FLAGS``); the command receives ``settings``, the loaded ``Settings``, in their place."""
+    """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of the ``_FLAG_GROUPS``' dicts); the
+    command receives ``settings``, the loaded ``Settings``, in their place."""
 
     def wrap(fn: Callable) -> Callable:
         own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "settings"]
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                   annotation={**_SETTINGS_OPTIONS, **_ENGINE_FLAGS, **_ROBOT_FLAGS,
-                                               **_TM_FLAGS}[name])
+                                   annotation=_SETTINGS_OPTIONS.get(name) or next(
+                                       group[name] for _, group, _ in _FLAG_GROUPS if name in group))
                  for name in (*_SETTINGS_OPTIONS, *flags)]
 
         @functools.wraps(fn)
         def command(**kwargs: Any) -> Any:
             config, preset = kwargs.pop("config"), kwargs.pop("preset")
             given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
-            engine = {k: v for k, v in given.items() if k in _ENGINE_FLAGS}
-            robot = {k: v for k, v in given.items() if k in _ROBOT_FLAGS}
-            tm = {k.removeprefix("tm_"): v for k, v in given.items() if k in _TM_FLAGS}
-            return fn(settings=_settings(config, preset, engine, robot, tm), **kwargs)
+            sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
+                        for section, group, prefix in _FLAG_GROUPS}
+            return fn(settings=_settings(config, preset, sections), **kwargs)
 
         command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in own + added}
@@ -555,6 +564,57 @@ def tm_cmd(
     except RunError as exc:
         fail(str(exc))
     raise typer.Exit(code)
+
+
+@app.command("match")
+@engine_command(*_MATCH_FLAGS)
+def match_cmd(
+    settings: Settings,
+    a_name: Optional[str] = typer.Option(None, "--a-name", help="Team A's name (default: its configuration's)."),
+    b_name: Optional[str] = typer.Option(None, "--b-name", help="Team B's name (default: its configuration's)."),
+    b_cmd: Optional[str] = typer.Option(None, "--b-cmd", metavar="COMMAND",
+                                        help='Team B is another program, launched per seat: "prog {host} {port} '
+                                             '{seat}" ({team} is its team name).'),
+    b_external: bool = typer.Option(False, "--b-external", help="Team B's four robots connect by themselves."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the match in --out."),
+) -> None:
+    """A team match between two robot configurations: our table manager and eight robots on this machine (real
+    TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
+    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out."""
+    import asyncio
+    from pathlib import Path
+
+    from squeeze.robot.match import TeamSpec, run_match
+    from squeeze.robot.match_view import MatchView
+    from squeeze.robot.tm.run import RunError
+
+    mt = settings.match
+    names = (a_name or _team_name(mt.a), b_name or _team_name(mt.b) if not (b_cmd or b_external) else b_name or "Guests")
+    if names[0] == names[1]:
+        names = (names[0] + "-A", names[1] + "-B")
+    team_a = TeamSpec(names[0], mt.a)
+    team_b = TeamSpec(names[1], None if (b_cmd or b_external) else mt.b, command=b_cmd, external=b_external)
+    view = MatchView(mt.boards, names)
+    # The table manager inside logs every line: to a file beside the results, not over the live view.
+    Path(mt.out).mkdir(parents=True, exist_ok=True)
+    log_file = open(Path(mt.out) / "match.log", "a", encoding="utf-8")
+    configure_logging(settings.log.level, "json", stream=log_file)
+    try:
+        with view.live():
+            result = asyncio.run(run_match(mt.boards, team_a, team_b, Path(mt.out), seed=mt.seed, resume=resume,
+                                           max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
+                                           on_progress=view.update))
+    except (RunError, ValueError) as exc:
+        fail(str(exc))
+    view.print_summary(result.summary, Path(mt.out))
+    raise typer.Exit(0 if result.finished else 1)
+
+
+def _team_name(config: str) -> str:
+    """A team name from a configuration: the preset's name, or the TOML file's stem."""
+    from pathlib import Path
+
+    return Path(config).stem if config.endswith(".toml") else config
 
 
 @app.command("tm-transcript")

@@ -32,12 +32,22 @@ def _clock(seconds: float | None) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
-def pbn_game(row: ResultRow) -> PbnGame:
-    """The board's PBN game, with its timing and incidents as comments after ``Result``."""
+def pbn_game(row: ResultRow, score_imp: int | None = None) -> PbnGame:
+    """The board's PBN game, with its timing and incidents as comments after ``Result``; ``score_imp`` (a two-room
+    match: the IMPs this room's N/S pair won on the board) goes in the ``ScoreIMP`` tag."""
     game = PbnGame.from_record(row.record)
     r = row.record
     notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] + list(row.incidents)
-    return dataclasses.replace(game, comments=game.comments + tuple(("Result", n) for n in notes))
+    tags = game.tags if score_imp is None else {**game.tags, "ScoreIMP": str(score_imp)}
+    return dataclasses.replace(game, tags=tags, comments=game.comments + tuple(("Result", n) for n in notes))
+
+
+def _swings(rows: list[ResultRow]) -> dict[tuple[str, int], int]:
+    """(match, board) -> the IMPs the open room's N/S pair won, for boards finished in both rooms."""
+    scores: dict[tuple[str, int], dict[str, int]] = {}
+    for r in rows:
+        scores.setdefault((r.match, r.board), {})[r.room] = r.record.score_ns()
+    return {k: imps(s["Open"] - s["Closed"]) for k, s in scores.items() if {"Open", "Closed"} <= set(s)}
 
 
 def match_file_name(match: str) -> str:
@@ -64,7 +74,13 @@ def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
     for match, _room, _board, kind, _detail in store.incidents():
         if kind == "void":
             voids[match] = voids.get(match, 0) + 1
-    _write(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r) for r in rows), score=True)))
+    swings = _swings(rows)
+
+    def score_imp(r: ResultRow) -> int | None:  # the room's N/S pair: team a in the open room, team b closed
+        swing = swings.get((r.match, r.board))
+        return None if swing is None else swing if r.room == "Open" else -swing
+
+    _write(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r, score_imp(r)) for r in rows), score=True)))
     summary: dict = {"boards": len(rows), "matches": {}}
     for mt in matches:
         mine = [r for r in rows if r.match == mt.name]
@@ -79,15 +95,12 @@ def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
                     if mt.rooms == 2 else write_lin(games))
             _write(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
         if mt.rooms == 2:
-            by_board: dict[int, dict[str, int]] = {}
-            for r in mine:
-                by_board.setdefault(r.board, {})[r.room] = r.record.score_ns()
             # team a is N/S in the open room: its swing is the open room's N/S score against the closed room's
-            swings = [imps(s["Open"] - s["Closed"]) for s in by_board.values() if len(s) == 2]
-            entry["compared"] = len(swings)
-            entry["imps_a"] = sum(swings)
-            if swings:
-                entry["imps_per_board"] = sum(swings) / len(swings)
+            mine_swings = [v for (name, _b), v in swings.items() if name == mt.name]
+            entry["compared"] = len(mine_swings)
+            entry["imps_a"] = sum(mine_swings)
+            if mine_swings:
+                entry["imps_per_board"] = sum(mine_swings) / len(mine_swings)
         summary["matches"][mt.name] = entry
     _write(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return summary

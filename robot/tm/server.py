@@ -506,6 +506,8 @@ class TableManager:
                 table.wait_key = ()
                 table.forced = set()
                 table.log.info("tm.board_started", board=ev.board, restarted=ev.restarted)
+                if ev.restarted:  # a seat came back (or the table voided the attempt): said in the board's record
+                    self._incident(table, "restart", f"board {ev.board} started again from the beginning")
             elif isinstance(ev, BoardFinished):
                 self._commit(table, ev.record)
             elif isinstance(ev, TableSessionEnded):

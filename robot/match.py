@@ -1,0 +1,234 @@
+"""``squeeze match``: a robot-vs-robot team match as at the World Computer Bridge Championships.
+
+Two rooms, the same boards: team A sits North-South in the open room and East-West in the closed room, team B the
+other way round, and each board scores IMPs on the difference. ``run_match`` starts our table manager
+(``robot.tm.TableManager``, in this process, on a free loopback port, with its results store in the output folder)
+and eight robots as separate processes speaking TCP to it: ``squeeze seat`` with each team's configuration (a
+preset or a TOML file), or any command (``--b-cmd "prog {host} {port} {seat}"``), or robots that connect on their
+own (``--b-external``). It watches them until the match is over:
+
+- a robot process that dies is started again (it says ``Connecting`` again; the table restarts the board it was
+  playing, or voids it after its hold and replays it: the table manager's rules, recorded as incidents); a robot
+  that keeps dying, or a match that makes no progress for ``stall_seconds``, stops the match (what is finished is
+  kept and written) — the match never hangs;
+- the files are written from the store, so a board is counted once whatever happened: ``boards.pbn`` (both rooms,
+  ``ScoreIMP`` per room), ``<match>.lin``, ``summary.json`` (``robot.tm.export``), to which the match adds its
+  verdict (IMPs per board with standard error and 95 % interval, VPs on the WBF 20-VP scale) and each team's
+  thinking time per decision (mean, p95, max).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import structlog
+
+from squeeze.config.settings import TableManagerSettings
+from squeeze.engine.cards import Seat
+from squeeze.engine.record import BoardRecord
+from squeeze.engine.scoring import imps
+
+from .stats import imp_summary, victory_points
+from .tm.export import write_outputs
+from .tm.plan import MatchSpec
+from .tm.run import prepare_run
+from .tm.server import TableManager
+
+__all__ = ["TeamSpec", "MatchResult", "run_match", "match_summary", "MATCH_NAME"]
+
+MATCH_NAME = "match"
+_log = structlog.get_logger("squeeze.match")
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """One team: our robot with ``config`` (a preset name or a TOML file), or ``command`` (a template with
+    ``{host}``, ``{port}``, ``{seat}``, ``{team}``, launched once per seat), or ``external`` robots that connect
+    by themselves."""
+
+    name: str
+    config: Optional[str] = "default"
+    command: Optional[str] = None
+    external: bool = False
+
+    def argv(self, host: str, port: int, seat: Seat) -> Optional[list[str]]:
+        if self.external:
+            return None
+        if self.command is not None:
+            return shlex.split(self.command.format(host=host, port=port, seat=seat.letter, team=self.name))
+        where = ["--config", self.config] if self.config and self.config.endswith(".toml") else \
+            ["--preset", self.config or "default"]
+        return [sys.executable, "-m", "squeeze.robot.cli", "seat", "--host", host, "--port", str(port),
+                "--seat", seat.letter, "--team", self.name, *where]
+
+
+@dataclass
+class _Robot:
+    team: TeamSpec
+    seat: Seat
+    argv: list[str]
+    log_path: Path
+    proc: Optional[asyncio.subprocess.Process] = None
+    starts: int = 0
+
+
+@dataclass
+class MatchResult:
+    summary: dict
+    finished: bool  # every board of both rooms is in the store
+    out: Path
+    restarts: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _team_of(record: BoardRecord, seat: Seat, teams: tuple[str, str]) -> str:
+    """Team A is N/S in the open room, E/W in the closed room."""
+    a_is_ns = record.room != "Closed"
+    return teams[0] if seat.is_ns == a_is_ns else teams[1]
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else math.nan
+
+
+def match_summary(records: list[BoardRecord], teams: tuple[str, str]) -> dict:
+    """The verdict of a two-room match from its finished records: IMPs per board for team A (with standard error,
+    95 % interval and likelihood of superiority), each team's IMPs and VPs, flat boards, and each team's thinking
+    time per decision."""
+    by_board: dict[int, dict[str, BoardRecord]] = {}
+    for r in records:
+        by_board.setdefault(r.board, {})[r.room] = r
+    swings = {b: imps(rooms["Open"].score_ns() - rooms["Closed"].score_ns())
+              for b, rooms in sorted(by_board.items()) if {"Open", "Closed"} <= set(rooms)}
+    s = imp_summary(list(swings.values()))
+    a_imps = sum(v for v in swings.values() if v > 0)
+    b_imps = -sum(v for v in swings.values() if v < 0)
+    vp = victory_points(a_imps - b_imps, len(swings)) if swings else (math.nan, math.nan)
+    think: dict[str, list[float]] = {teams[0]: [], teams[1]: []}
+    for r in records:
+        if r.auction is not None:
+            for i, note in enumerate(r.call_notes):
+                if note.seconds is not None:
+                    think[_team_of(r, r.auction.seat_of(i), teams)].append(note.seconds)
+        if r.card_notes and r.contract is not None:
+            from squeeze.engine.board import PublicPlay
+
+            players = PublicPlay(r.contract, r.play).players
+            for seat, note in zip(players, r.card_notes):
+                if note.seconds is not None:
+                    think[_team_of(r, seat, teams)].append(note.seconds)
+
+    def clean(x: float) -> Optional[float]:
+        return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
+
+    return {
+        "teams": list(teams),
+        "boards": len(swings),
+        "imps": {teams[0]: a_imps, teams[1]: b_imps},
+        "imps_per_board": clean(s.mean),
+        "stderr": clean(s.se),
+        "interval95": [clean(s.low), clean(s.high)],
+        "los": clean(s.los),
+        "vp": {teams[0]: clean(vp[0]), teams[1]: clean(vp[1])},
+        "flat_boards": sum(1 for v in swings.values() if v == 0),
+        "swings": {str(b): v for b, v in swings.items()},
+        "think_seconds": {t: {"decisions": len(xs), "mean": clean(sum(xs) / len(xs) if xs else math.nan),
+                              "p95": clean(_quantile(xs, 0.95)), "max": clean(max(xs) if xs else math.nan)}
+                          for t, xs in think.items()},
+    }
+
+
+async def _launch(robot: _Robot) -> None:
+    robot.starts += 1
+    log = open(robot.log_path, "ab")
+    env = {**os.environ, "SQUEEZE_LOG__FORMAT": "json"}
+    robot.proc = await asyncio.create_subprocess_exec(*robot.argv, stdin=asyncio.subprocess.DEVNULL,
+                                                      stdout=log, stderr=log, env=env)
+    log.close()  # the child holds its own descriptor
+
+
+async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path | str, *, seed: int = 1,
+                    resume: bool = False, tm_settings: Optional[dict] = None, max_restarts: int = 3,
+                    stall_seconds: float = 600.0,
+                    on_progress: Optional[Callable[[TableManager, dict], None]] = None) -> MatchResult:
+    """Play the match (module doc) and write its files into ``out``. ``tm_settings``: more ``[tm]`` settings."""
+    out = Path(out)
+    if team_a.name == team_b.name:
+        raise ValueError(f"the two teams need different names, both are {team_a.name!r}")
+    settings = TableManagerSettings(**{"port": 0, "results_dir": out, "boards": boards, "seed": seed, "rooms": 2,
+                                       "end_pause_seconds": 0.1, **(tm_settings or {})})
+    store, _ = prepare_run(settings, resume=resume)
+    (out / "logs").mkdir(exist_ok=True)
+    manager = TableManager(settings, store, [MatchSpec(MATCH_NAME, (team_a.name, team_b.name), 2)])
+    port = await manager.start()
+    host = "127.0.0.1"
+    robots = [_Robot(t, s, argv, out / "logs" / f"{t.name}-{s.letter}.log")
+              for t in (team_a, team_b) for s in Seat if (argv := t.argv(host, port, s)) is not None]
+    problems: list[str] = []
+    if any(t.external for t in (team_a, team_b)):
+        _log.info("match.waiting_for_external_robots", host=host, port=port,
+                  teams=[t.name for t in (team_a, team_b) if t.external])
+        print(f"squeeze match: waiting for robots to connect to {host}:{port}", flush=True)
+    total = 2 * len(store.deals())
+    restarts = 0
+    try:
+        for r in robots:
+            await _launch(r)
+        done = asyncio.create_task(manager.wait_done())
+        last_count, last_change = -1, time.monotonic()
+        while not done.done():
+            await asyncio.wait({done}, timeout=0.25)
+            count = len(store.results())
+            if count != last_count:
+                last_count, last_change = count, time.monotonic()
+            if on_progress is not None:
+                on_progress(manager, {"finished": count, "total": total,
+                                      "robots": {(r.team.name, r.seat): r.proc for r in robots}})
+            if done.done():
+                break
+            for r in robots:
+                if r.proc is not None and r.proc.returncode not in (None, 0):  # 0: its room's session ended
+                    if r.starts > max_restarts:
+                        problems.append(f"{r.team.name} {r.seat.letter} kept failing (exit {r.proc.returncode})")
+                        break
+                    _log.warning("match.robot_restart", team=r.team.name, seat=r.seat.letter,
+                                 exit_code=r.proc.returncode, starts=r.starts)
+                    restarts += 1
+                    await _launch(r)
+            if problems:
+                break
+            if time.monotonic() - last_change > stall_seconds:
+                problems.append(f"no board finished for {stall_seconds:.0f} s: the match was stopped")
+                break
+        done.cancel()
+    finally:
+        await manager.close()
+        for r in robots:
+            if r.proc is not None and r.proc.returncode is None:
+                r.proc.terminate()
+        for r in robots:
+            if r.proc is not None:
+                try:
+                    await asyncio.wait_for(r.proc.wait(), 5)
+                except asyncio.TimeoutError:
+                    r.proc.kill()
+                    await r.proc.wait()
+        summary = write_outputs(store, out)
+        records = [row.record for row in store.results() if row.match == MATCH_NAME]
+        finished = len(records) == total
+        store.close()
+    summary.update(match_summary(records, (team_a.name, team_b.name)))
+    summary.update({"robot_restarts": restarts, "finished": finished, "problems": problems,
+                    "configs": {team_a.name: team_a.command or team_a.config, team_b.name: team_b.command or team_b.config}})
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return MatchResult(summary, finished, out, restarts, problems)

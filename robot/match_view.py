@@ -1,0 +1,99 @@
+"""What ``squeeze match`` shows while it runs (a rich live panel on a terminal, a line per finished board
+elsewhere) and the verdict it prints at the end."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+from typing import Iterator, Optional
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+__all__ = ["MatchView"]
+
+
+class MatchView:
+    def __init__(self, boards: int, teams: tuple[str, str], console: Optional[Console] = None) -> None:
+        self.boards = boards
+        self.teams = teams
+        self.console = console or Console()
+        self._live: Optional[Live] = None
+        self._reported = 0
+
+    @contextlib.contextmanager
+    def live(self) -> Iterator["MatchView"]:
+        if not self.console.is_terminal:
+            yield self
+            return
+        with Live(self._render(None, {"finished": 0, "total": 2 * self.boards}), console=self.console,
+                  refresh_per_second=4, transient=False) as live:
+            self._live = live
+            yield self
+        self._live = None
+
+    def update(self, manager, progress: dict) -> None:
+        """Called by ``run_match`` a few times a second with the table manager and the count of boards done."""
+        if self._live is not None:
+            self._live.update(self._render(manager, progress))
+        elif progress["finished"] > self._reported:
+            self._reported = progress["finished"]
+            print(f"squeeze match: {progress['finished']}/{progress['total']} boards finished "
+                  f"({self._score(manager)})", file=sys.stderr, flush=True)
+
+    def _score(self, manager) -> str:
+        if manager is None:
+            return "no board compared yet"
+        from squeeze.engine.scoring import imps
+
+        scores: dict[int, dict[str, int]] = {}
+        for row in manager.store.results():
+            scores.setdefault(row.board, {})[row.room] = row.record.score_ns()
+        swings = [imps(s["Open"] - s["Closed"]) for s in scores.values() if len(s) == 2]
+        a = sum(v for v in swings if v > 0)
+        b = -sum(v for v in swings if v < 0)
+        return f"{self.teams[0]} {a} - {b} {self.teams[1]} IMPs after {len(swings)} boards"
+
+    def _render(self, manager, progress: dict) -> Table:
+        t = Table(title=f"{self.teams[0]} v {self.teams[1]}: {progress['finished']} of {progress['total']} "
+                        f"boards finished — {self._score(manager)}")
+        t.add_column("room")
+        t.add_column("board", justify="right")
+        t.add_column("contract")
+        t.add_column("tricks", justify="right")
+        for match in (manager.matches.values() if manager is not None else ()):
+            for table in match.tables:
+                m = table.machine
+                board = "-" if m.board is None else str(m.board.board)
+                contract = "bidding" if m.auction is not None and not m.auction.is_complete else \
+                    str(m.auction.contract) if m.auction is not None and m.auction.contract else \
+                    "passed out" if m.auction is not None else "-"
+                tricks = "" if m.play is None else f"{m.play.declarer_tricks}/{len(m.play.tricks)}"
+                t.add_row(table.room, board, contract, tricks)
+        return t
+
+    def print_summary(self, summary: dict, out: Path) -> None:
+        a, b = self.teams
+        per = summary.get("imps_per_board")
+        lines = [f"{a} {summary['imps'][a]} - {summary['imps'][b]} {b} IMPs over {summary['boards']} boards"]
+        if per is not None:
+            se = summary.get("stderr")
+            low, high = summary.get("interval95", [None, None])
+            lines.append(f"{a}: {per:+.2f} IMPs/board" + (f" ± {se:.2f} (95% {low:+.2f} .. {high:+.2f})"
+                                                          if se is not None else ""))
+            lines.append(f"VPs: {a} {summary['vp'][a]:.2f} - {summary['vp'][b]:.2f} {b}")
+        for team, t in summary.get("think_seconds", {}).items():
+            if t["decisions"]:
+                lines.append(f"{team} thinking per decision: mean {t['mean']:.3f} s, p95 {t['p95']:.3f} s, "
+                             f"max {t['max']:.3f} s ({t['decisions']} decisions)")
+        if summary.get("robot_restarts"):
+            lines.append(f"robot processes restarted: {summary['robot_restarts']}")
+        voided = sum(m.get("voided", 0) for m in summary.get("matches", {}).values())
+        if voided:
+            lines.append(f"boards voided and replayed: {voided}")
+        for p in summary.get("problems", []):
+            lines.append(f"problem: {p}")
+        lines.append(f"boards: {out / 'boards.pbn'}   summary: {out / 'summary.json'}")
+        self.console.print("\n".join(lines), highlight=False)

@@ -1,0 +1,84 @@
+"""``squeeze match``: two robot configurations meet over real TCP at our table manager, eight robot processes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from squeeze.engine.pbn import read_pbn
+from squeeze.engine.scoring import imps
+from squeeze.robot.match import MATCH_NAME, TeamSpec, run_match
+
+
+def _rooms(games):
+    by_board: dict[int, dict[str, object]] = {}
+    for g in games:
+        by_board.setdefault(g.record.board, {})[g.record.room] = g
+    return by_board
+
+
+@pytest.mark.slow
+def test_a_two_board_match_end_to_end(tmp_path):
+    out = tmp_path / "m"
+    r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "2", "--a", "fast",
+                        "--b", "fast", "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    text = (out / "boards.pbn").read_text()
+    result = read_pbn(text, strict=True)
+    assert result.ok and len(result.games) == 4
+    rooms = _rooms(result.games)
+    swings = []
+    for board, pair in sorted(rooms.items()):
+        assert set(pair) == {"Open", "Closed"}
+        o, c = pair["Open"].record, pair["Closed"].record
+        assert o.deal == c.deal and o.dealer == c.dealer and o.vul == c.vul  # the same board in both rooms
+        swing = imps(o.score_ns() - c.score_ns())
+        assert pair["Open"].tags["ScoreIMP"] == str(swing) and pair["Closed"].tags["ScoreIMP"] == str(-swing)
+        swings.append(swing)
+    assert summary["boards"] == 2 and summary["swings"] == {str(b): s for b, s in zip(sorted(rooms), swings)}
+    assert summary["imps"] == {"Alpha": sum(s for s in swings if s > 0), "Beta": -sum(s for s in swings if s < 0)}
+    assert summary["imps_per_board"] == pytest.approx(sum(swings) / 2)
+    assert summary["vp"]["Alpha"] + summary["vp"]["Beta"] == pytest.approx(20)
+    assert summary["think_seconds"]["Alpha"]["decisions"] > 50 and summary["finished"] is True
+    endplay_pbn = pytest.importorskip("endplay.parsers.pbn")
+    boards = endplay_pbn.loads(text)
+    assert len(boards) == 4 and {str(b.deal.to_pbn()) for b in boards} == \
+        {g.record.deal.to_pbn() for g in result.games}
+    assert "Alpha" in (out / f"{MATCH_NAME}.lin").read_text()
+
+
+@pytest.mark.slow
+async def test_a_robot_killed_mid_match_the_match_finishes_and_nothing_counts_twice(tmp_path):
+    killed: list[int] = []
+
+    def kill_once(manager, progress):
+        if killed:
+            return
+        for match in manager.matches.values():
+            for table in match.tables:
+                if table.room == "Open" and table.machine.play is not None and len(table.machine.play.cards) >= 6:
+                    proc = progress["robots"][("Alpha", table.machine.play.declarer)]
+                    if proc is not None and proc.returncode is None:
+                        proc.send_signal(signal.SIGKILL)
+                        killed.append(table.machine.board.board)
+                        return
+
+    result = await run_match(2, TeamSpec("Alpha", "fast"), TeamSpec("Beta", "fast"), tmp_path / "k",
+                             tm_settings={"hold_seconds": 5}, on_progress=kill_once)
+    assert killed, "no robot was killed"
+    assert result.finished and result.restarts >= 1
+    s = result.summary
+    assert s["boards"] == 2 and s["matches"][MATCH_NAME]["boards"] == {"Open": 2, "Closed": 2}
+    games = read_pbn((tmp_path / "k" / "boards.pbn").read_text()).games
+    assert sorted((g.record.board, g.record.room) for g in games) == [(1, "Closed"), (1, "Open"), (2, "Closed"),
+                                                                       (2, "Open")]
+    assert all(len(g.record.play) == 52 or g.record.is_passed_out for g in games)
+    # the board during which the robot died was started again (the table manager's rule), and it says so
+    text = (tmp_path / "k" / "boards.pbn").read_text()
+    assert "started again" in text or "void" in text
