@@ -54,7 +54,10 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--budgets", default="0.05,0.2,2")
     ap.add_argument("--load", action="store_true", help="run the test suite beside the measurement")
+    ap.add_argument("--quick", action="store_true", help="3 repetitions of each budget")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.reps = 3
     budgets = [float(x) for x in a.budgets.split(",")]
     oracle = EngineDDOracle()
     Player(oracle=oracle).prepare()
