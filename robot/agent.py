@@ -407,7 +407,7 @@ class SeatAgent:
                     _log.warning("seat.write_error", error=str(exc))
 
     def _record(self, direction: str, line: str) -> None:
-        _log.debug("seat.line", dir=direction, line=line)
+        _log.info("seat.line", dir=direction, line=line)
         if self._transcript is not None:
             self._transcript.write(f"{time.time():.3f} {direction} {line}\n")
             self._transcript.flush()
