@@ -178,3 +178,23 @@ def test_four_squeeze_seat_processes_complete_a_board(tmp_path):
     assert len(tm.records) == 1 and len(tm.records[0].play) == 52
     transcript = (tmp_path / "N.log").read_text().splitlines()
     assert any(" out Connecting" in l for l in transcript) and any(" in End of session" in l for l in transcript)
+
+
+async def test_the_seat_waits_for_a_manager_that_is_still_starting(workers):
+    """Started before the manager listens, the agent retries with backoff and plays once it is up."""
+    import socket as _socket
+
+    probe = _socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # a free port, not listening yet
+    tm = InTestTM(contested_boards(1, seed=5))
+    agents = {s: SeatAgent(options(port, s), FAST, worker=workers[s]) for s in Seat}
+    tasks = [asyncio.create_task(a.run()) for a in agents.values()]
+    await asyncio.sleep(0.8)  # the agents are retrying now
+    tm.server = await asyncio.start_server(tm._client, "127.0.0.1", port)
+    try:
+        codes = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+    finally:
+        await tm.close()
+    assert codes == [EXIT_OK] * 4 and len(tm.records) == 1

@@ -24,8 +24,11 @@ def _rooms(games):
 @pytest.mark.slow
 def test_a_two_board_match_end_to_end(tmp_path):
     out = tmp_path / "m"
+    # team B is "another program": any command launched per seat (here our own robot, spelled as a user would)
+    other = f"{sys.executable} -m squeeze.robot.cli seat --host {{host}} --port {{port}} --seat {{seat}} " \
+            "--team {team} --preset fast"
     r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "2", "--a", "fast",
-                        "--b", "fast", "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out)],
+                        "--b-cmd", other, "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     summary = json.loads((out / "summary.json").read_text())
