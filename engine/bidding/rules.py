@@ -233,6 +233,22 @@ def _const_suit(node: ast.AST, env: dict) -> int | None:
     return None
 
 
+_FLIP = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq}
+
+
+def _constant_comparisons(node: ast.Compare):
+    """``(side, op, k)`` for each link of the chain ``node`` that compares a side with an integer constant ``k``,
+    the constant moved to the right (``12 <= hcp`` gives ``(hcp, GtE, 12)``)."""
+    items = [node.left] + list(node.comparators)
+    for a, op, b in zip(items, node.ops, items[1:]):
+        if type(op) not in _FLIP:
+            continue
+        if isinstance(b, ast.Constant) and isinstance(b.value, int):
+            yield a, op, b.value
+        elif isinstance(a, ast.Constant) and isinstance(a.value, int):
+            yield b, _FLIP[type(op)](), a.value
+
+
 def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
     """Interval hull of a ``when`` expression's top-level conjunction: (hcp range, four length ranges).
 
@@ -270,8 +286,6 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
         elif isinstance(op, ast.Eq):
             rng[0], rng[1] = max(rng[0], k), min(rng[1], k)
 
-    flip = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq}
-
     def term(node):
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
             for v in node.values:
@@ -294,15 +308,10 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
             return
         if not isinstance(node, ast.Compare):
             return
-        items = [node.left] + list(node.comparators)
-        for a, op, b in zip(items, node.ops, items[1:]):
-            if type(op) not in flip:
-                continue
-            ta, tb = target(a), target(b)
-            if ta and isinstance(b, ast.Constant) and isinstance(b.value, int):
-                bound(ta, op, b.value)
-            elif tb and isinstance(a, ast.Constant) and isinstance(a.value, int):
-                bound(tb, flip[type(op)](), a.value)
+        for side, op, k in _constant_comparisons(node):
+            t = target(side)
+            if t:
+                bound(t, op, k)
 
     term(tree.body)
     return (hcp[0], hcp[1]), [(lo, hi) for lo, hi in lens]
@@ -350,8 +359,6 @@ def strength_range(tree: ast.Expression, env: dict) -> tuple[int, int]:
         return (isinstance(node, ast.Name) and node.id in ("hcp", "tp")) or (
             isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("sp", "dp"))
 
-    flip = {ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq}
-
     def bound(rng, node, op, k):
         exact = isinstance(node, ast.Name) and node.id == "hcp"
         if isinstance(op, (ast.GtE, ast.Gt, ast.Eq)):
@@ -378,14 +385,9 @@ def strength_range(tree: ast.Expression, env: dict) -> tuple[int, int]:
             return
         if not isinstance(node, ast.Compare):
             return
-        items = [node.left] + list(node.comparators)
-        for a, op, b in zip(items, node.ops, items[1:]):
-            if type(op) not in flip:
-                continue
-            if points(a) and isinstance(b, ast.Constant) and isinstance(b.value, int):
-                bound(rng, a, op, b.value)
-            elif points(b) and isinstance(a, ast.Constant) and isinstance(a.value, int):
-                bound(rng, b, flip[type(op)](), a.value)
+        for side, op, k in _constant_comparisons(node):
+            if points(side):
+                bound(rng, side, op, k)
 
     walk(tree.body, lo_hi)
     return max(0, lo_hi[0]), lo_hi[1]
