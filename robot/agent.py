@@ -127,6 +127,7 @@ class SeatAgent:
         self._pending: Optional[_Pending] = None
         self._transcript: Optional[IO[str]] = None
         self._send_lock = asyncio.Lock()
+        self._lines_accepted = 0  # lines of the current connection the machine took (a resume that worked)
 
     # -- the run -------------------------------------------------------------------------------------------------
     async def run(self) -> int:
@@ -178,8 +179,10 @@ class SeatAgent:
             if drops > o.max_reconnects:
                 _log.error("seat.gave_up", drops=drops)
                 return EXIT_DROPPED
-            # Resume mid-board only when there is something to resume; otherwise the handshake is the safe way.
-            handshake = not self.machine.unanswered_lines() or self.machine.phase in (
+            # Resume mid-board only when there is something to resume, and not again after a resume the manager
+            # answered with nothing we could use (it does not take seats back that way): then the handshake.
+            failed_resume = not handshake and self._lines_accepted == 0
+            handshake = failed_resume or not self.machine.unanswered_lines() or self.machine.phase in (
                 ClientPhase.IDLE, ClientPhase.CONNECTING, ClientPhase.ERROR)
 
     async def _connect(self, first: bool):
@@ -211,6 +214,7 @@ class SeatAgent:
         connection drops (``dropped``) or the table goes silent (``silent``)."""
         buffer = LineBuffer()
         o = self.options
+        self._lines_accepted = 0
         while True:
             try:
                 data = await asyncio.wait_for(reader.read(65536), timeout=o.silence_timeout_s)
@@ -239,6 +243,7 @@ class SeatAgent:
                         return "refused"
                     _log.warning("seat.rejected_line", line=line, error=str(exc), phase=self.machine.phase.value)
                     continue
+                self._lines_accepted += int(not any(isinstance(e, TableError) for e in events))
                 await self._handle(events)
                 await self._flush()
                 if self.machine.phase == ClientPhase.SESSION_ENDED:
