@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' 2>/dev/null)
 
-.PHONY: run test bench build clean
+.PHONY: run test test-tools bench build clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,7 +23,11 @@ build: $(STAMP) $(SOURCES_NATIVE)
 run: build
 	$(VENV)/bin/squeeze deal --board 1 --seed 1 --play
 
-test: build
+# mosquitto, chromium and tmux for the live-event tests (Debian's packages, installed when missing)
+test-tools:
+	bash tests/install-test-tools.sh
+
+test: build test-tools
 	$(VENV)/bin/pytest -q -p no:cacheprovider
 
 clean:

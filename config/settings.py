@@ -175,9 +175,8 @@ class MqttSettings(_Section):
                                 "when longer than any board lasts).")
 
     @model_validator(mode="after")
-    def _port_zero_only_embedded(self) -> "MqttSettings":
-        if self.port == 0 and not self.embedded:
-            raise ValueError("port 0 (any free port) is only for the embedded broker")
+    def _topic_prefix_is_a_topic(self) -> "MqttSettings":
+        # (port 0 is refused where a broker is dialled, not here: a layer may set it before --mqtt embedded)
         if not self.topic_prefix or any(ch in self.topic_prefix for ch in "+#\0"):
             raise ValueError(f"topic_prefix must be a topic without wildcards, got {self.topic_prefix!r}")
         return self

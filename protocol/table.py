@@ -139,17 +139,15 @@ class TableSessionEnded:
     boards_played: int
 
 
-@dataclass(frozen=True, slots=True)
-class CallRelayed:
-    """A call passed the gate and went to the other seats: ``auction`` ends with it (live events, issue 20)."""
+class CallRelayed(NamedTuple):
+    """A call passed the gate and went to the other seats: ``auction`` ends with it (for live events)."""
 
     board: int
     auction: Auction
     note: CallNote
 
 
-@dataclass(frozen=True, slots=True)
-class CardRelayed:
+class CardRelayed(NamedTuple):
     """A card went to the other seats: ``play`` (what the table sees, no hand) ends with it."""
 
     board: int

@@ -617,7 +617,7 @@ def watch_cmd(
     topic = "/".join([m.topic_prefix, "+" if event is None else topic_segment(event),
                       "+" if table is None else topic_segment(table), "+"])
     try:
-        asyncio.run(run_watch(m, topic, table=table, web=web, web_host=web_host))
+        asyncio.run(run_watch(m, topic, table=table, event=event, web=web, web_host=web_host))
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # the page's port is taken

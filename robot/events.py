@@ -45,7 +45,7 @@ from typing import Annotated, Any, AsyncIterator, Callable, Literal, Optional, S
 from urllib.parse import urlsplit
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from squeeze.config.settings import MqttSettings
 from squeeze.engine.auction import Auction, Call
@@ -105,7 +105,7 @@ class _Event(BaseModel):
 
 
 def _canonical(parse: Callable[[str], Any]) -> Callable[[str], str]:
-    """A validator that refuses what the engine cannot parse and keeps the canonical text."""
+    """A check that refuses what the engine cannot parse and keeps the canonical text."""
 
     def check(value: str) -> str:
         try:
@@ -114,6 +114,12 @@ def _canonical(parse: Callable[[str], Any]) -> Callable[[str], str]:
             raise ValueError(str(exc)) from None
 
     return check
+
+
+def _canonical_field(name: str, parse: Callable[[str], Any]) -> Any:
+    """A model's validator of the text field ``name`` (see ``_canonical``)."""
+    check = _canonical(parse)
+    return field_validator(name)(classmethod(lambda cls, value: check(value)))
 
 
 class BoardEvent(_Event):
@@ -125,34 +131,36 @@ class BoardEvent(_Event):
     restarted: bool = False
 
 
-class CallEvent(_Event):
-    kind: Literal["call"] = "call"
-    index: int = Field(ge=0, le=318)  # the longest auction has 319 calls
+class _Decision(_Event):
+    """A call or a card: who made it, its place in the board, the seconds it took (``None``: not measured)."""
+
+    index: int = Field(ge=0, le=318)  # the longest auction has 319 calls; a play has 52 cards
     seat: _SeatLetter
+    seconds: Optional[float] = Field(None, ge=0)
+
+
+class CallEvent(_Decision):
+    kind: Literal["call"] = "call"
     call: str
     alert: bool = False
     explanation: str = ""
-    seconds: Optional[float] = Field(None, ge=0)
 
-    @field_validator("call")
-    @classmethod
-    def _call(cls, value: str) -> str:
-        return _canonical(Call.parse)(value)
+    _check_call = _canonical_field("call", Call.parse)
 
 
-class CardEvent(_Event):
+class CardEvent(_Decision):
     kind: Literal["card"] = "card"
-    index: int = Field(ge=0, le=51)
     trick: int = Field(ge=1, le=13)
-    seat: _SeatLetter
     card: str
     reason: str = ""
-    seconds: Optional[float] = Field(None, ge=0)
 
-    @field_validator("card")
-    @classmethod
-    def _card(cls, value: str) -> str:
-        return _canonical(Card.parse)(value)
+    _check_card = _canonical_field("card", Card.parse)
+
+    @model_validator(mode="after")
+    def _in_the_play(self) -> "CardEvent":
+        if self.index > 51 or self.trick != self.index // 4 + 1:
+            raise ValueError(f"card {self.index} of a play cannot be in trick {self.trick}")
+        return self
 
 
 class TrickEvent(_Event):
@@ -167,7 +175,8 @@ class TrickEvent(_Event):
     @field_validator("cards")
     @classmethod
     def _cards(cls, value: list[str]) -> list[str]:
-        return [_canonical(Card.parse)(c) for c in value]
+        check = _canonical(Card.parse)
+        return [check(c) for c in value]
 
 
 class DealEvent(_Event):
@@ -538,6 +547,8 @@ class EventPublisher:
         self.settings = settings
         self.host = settings.host if host is None else host
         self.port = settings.port if port is None else port
+        if self.port == 0 and not settings.embedded:
+            raise ValueError("port 0 (any free port) is only for the embedded broker: give the broker's port")
         self.broker: Optional[EmbeddedBroker] = None
         self.stats = PublisherStats()
         self._queue: collections.deque[Event] = collections.deque()
@@ -547,6 +558,7 @@ class EventPublisher:
         self._wake: Optional[asyncio.Event] = None
         self._task: Optional[asyncio.Task] = None
         self._inflight: Optional[Event] = None
+        self._failing = False  # the last connection attempt failed (close() does not wait for such a broker)
         self._drop_logged_at = 0.0
         self._drops_unlogged = 0
         self._identifier = f"squeeze-{uuid.uuid4().hex[:12]}"
@@ -642,6 +654,7 @@ class EventPublisher:
             try:
                 async with _client(self.host, self.port, self.settings, self._identifier) as client:
                     self.stats.connected = True
+                    self._failing = False
                     self.stats.connections += 1
                     _log.info("events.connected", broker=self.url, queued=len(self._queue),
                               dropped=self.stats.dropped, reconnected=self.stats.connections > 1)
@@ -662,6 +675,7 @@ class EventPublisher:
                     _log.warning("events.broker_unreachable", broker=self.url, error=str(exc),
                                  queued=len(self._queue), retry_seconds=self.settings.reconnect_seconds)
                 self.stats.connected = False
+                self._failing = True
                 failures += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.settings.reconnect_seconds)
@@ -670,7 +684,10 @@ class EventPublisher:
         """Send what is queued (for ``flush_seconds`` at most), stop the task and the embedded broker; the rest
         counts as dropped. Returns the final counts (also logged)."""
         deadline = time.monotonic() + flush_seconds
-        while (self._queue or self._inflight is not None) and self.stats.connected and time.monotonic() < deadline:
+        # wait while the broker takes them, or while the first connection is still being made; not for a broker
+        # already known to be gone
+        while ((self._queue or self._inflight is not None) and time.monotonic() < deadline
+               and (self.stats.connected or not self._failing)):
             await asyncio.sleep(0.01)
         if self._task is not None:
             self._task.cancel()

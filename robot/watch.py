@@ -172,9 +172,12 @@ class TableView:
 
 
 class WatchState:
-    """Every table seen, by (event, table), and the broker's state."""
+    """Every table seen, by (event, table), and the broker's state. With ``table`` / ``event``, only those: the
+    topic filter already says so, but amqtt 0.12 also hands a new client the retained messages of every filter
+    any client subscribed to."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, table: Optional[str] = None, event: Optional[str] = None) -> None:
+        self.only = (table, event)
         self.tables: dict[tuple[str, str], TableView] = {}
         self.events = 0
         self.connected = False
@@ -182,6 +185,9 @@ class WatchState:
         self.version = 0  #: bumped at each change (the web view sends a new state when it moves)
 
     def apply(self, ev: Event) -> bool:
+        table, event = self.only
+        if (table is not None and ev.table != table) or (event is not None and ev.event != event):
+            return False
         key = (ev.event, ev.table)
         view = self.tables.get(key)
         if view is None:
@@ -268,7 +274,8 @@ def render_table(v: TableView) -> Panel:
                      + (f", {r.tricks} tricks" if r.tricks is not None else "")
                      + f", NS {r.score_ns:+d}\n", style="green")
     for t in v.tricks[-3:]:
-        lines.append(f"trick {t.trick}: " + " ".join(t.cards) + f"  → {t.winner}\n", style="dim")
+        lines.append(f"trick {t.trick}: {t.leader} " + " ".join(_SYMBOL[c[0]] + c[1:] for c in t.cards)
+                     + f"  → {t.winner}\n", style="dim")
     if v.summary is not None:
         s = v.summary
         lines.append(f"Table: {s.boards} boards, NS {s.score_ns:+d}"
@@ -402,11 +409,12 @@ async def watch_events(state: WatchState, source, on_change) -> None:
 
 
 async def run_watch(settings: MqttSettings, topic_filter: str, *, table: Optional[str] = None,
-                    web: Optional[int] = None, web_host: str = "127.0.0.1",
+                    event: Optional[str] = None, web: Optional[int] = None, web_host: str = "127.0.0.1",
                     console: Optional[Console] = None) -> None:
-    """``squeeze watch``: subscribe to ``topic_filter`` on the broker of ``settings`` and show the tables - in the
-    terminal (rich ``Live``, full screen), or with ``web`` (a port) as a page served on ``web_host``; for ever."""
-    state = WatchState()
+    """``squeeze watch``: subscribe to ``topic_filter`` on the broker of ``settings`` and show the tables (only
+    ``table`` / ``event`` if given) - in the terminal (rich ``Live``, full screen), or with ``web`` (a port) as a
+    page served on ``web_host``; for ever."""
+    state = WatchState(table=table, event=event)
     state.detail = f"mqtt://{settings.host}:{settings.port}"
     if web is not None:
         server = WebServer(state, web_host, web)

@@ -159,3 +159,123 @@ class Broker:
             self._mosquitto.stop()
         if self._embedded is not None:
             await self._embedded.stop()
+
+
+class Chromium:
+    """Headless Chromium on a page, driven over its DevTools protocol (the ``websockets`` client amqtt brings):
+    ``await evaluate(js)`` reads the live DOM, ``await screenshot(path)`` writes a PNG."""
+
+    def __init__(self, url: str, folder: Path, size: tuple[int, int] = (1100, 800)) -> None:
+        self.binary = require("chromium")
+        self.url = url
+        self.folder = Path(folder)
+        self.size = size
+        self.proc: Optional[asyncio.subprocess.Process] = None
+        self._ws = None
+        self._ids = iter(range(1, 1 << 30))
+
+    async def __aenter__(self) -> "Chromium":
+        import json
+        import urllib.request
+
+        from websockets.asyncio.client import connect
+
+        self.proc = await asyncio.create_subprocess_exec(
+            self.binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            f"--user-data-dir={self.folder / 'chromium-profile'}", f"--window-size={self.size[0]},{self.size[1]}",
+            self.url, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(30):
+            while True:
+                line = (await self.proc.stderr.readline()).decode(errors="replace")
+                if not line:
+                    raise RuntimeError("chromium exited before its DevTools endpoint was up")
+                if line.startswith("DevTools listening on ws://"):
+                    port = int(line.split("ws://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+                    break
+        asyncio.create_task(self._drain(self.proc.stderr))  # chromium keeps talking: never let its pipe fill up
+        listing = await asyncio.to_thread(lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list",
+                                                                         timeout=10).read())
+        (page,) = [t for t in json.loads(listing) if t["type"] == "page"]
+        self._ws = await connect(page["webSocketDebuggerUrl"], max_size=None)
+        return self
+
+    @staticmethod
+    async def _drain(stream) -> None:
+        while await stream.read(65536):
+            pass
+
+    async def _call(self, method: str, **params):
+        import json
+
+        cid = next(self._ids)
+        await self._ws.send(json.dumps({"id": cid, "method": method, "params": params}))
+        async with asyncio.timeout(20):
+            while True:
+                reply = json.loads(await self._ws.recv())
+                if reply.get("id") == cid:
+                    if "error" in reply:
+                        raise RuntimeError(f"{method}: {reply['error']}")
+                    return reply["result"]
+
+    async def evaluate(self, expression: str):
+        result = await self._call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    async def text(self, element_id: str) -> Optional[str]:
+        return await self.evaluate(f"(document.getElementById({element_id!r}) || {{}}).textContent")
+
+    async def screenshot(self, path: Path) -> Path:
+        import base64
+
+        data = (await self._call("Page.captureScreenshot", format="png"))["data"]
+        Path(path).write_bytes(base64.b64decode(data))
+        return Path(path)
+
+    async def __aexit__(self, *exc) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+class Tmux:
+    """A program in a detached tmux session of its own, ``screen()`` the text it shows."""
+
+    def __init__(self, command: list[str], size: tuple[int, int] = (110, 60)) -> None:
+        self.binary = require("tmux")
+        self.command = command
+        self.size = size
+        self.name = f"squeeze-test-{os.getpid()}-{free_port()}"
+
+    def __enter__(self) -> "Tmux":
+        import shlex
+
+        # A detached session started without a terminal hands its panes COLUMNS=80 and LINES=24, which rich (like
+        # any curses program) believes over the pane's real size: give the real size.
+        w, h = self.size
+        subprocess.run([self.binary, "new-session", "-d", "-s", self.name, "-x", str(w), "-y", str(h),
+                        "-e", f"COLUMNS={w}", "-e", f"LINES={h}", " ".join(map(shlex.quote, self.command))],
+                       check=True, timeout=10)
+        return self
+
+    def screen(self) -> str:
+        return subprocess.run([self.binary, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True,
+                              timeout=10).stdout
+
+    async def wait_for(self, predicate, timeout: float = 15.0) -> str:
+        """The screen once ``predicate(screen)`` holds (fails with the last screen after ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if predicate(text):
+                return text
+            if time.monotonic() > deadline:
+                size = subprocess.run([self.binary, "display", "-p", "-t", self.name,
+                                       "#{window_width}x#{window_height}"], capture_output=True, text=True).stdout
+                raise AssertionError(f"the screen ({size.strip()}) never showed what was expected; it shows:\n{text}")
+            await asyncio.sleep(0.1)
+
+    def __exit__(self, *exc) -> None:
+        subprocess.run([self.binary, "kill-session", "-t", self.name], capture_output=True, timeout=10)

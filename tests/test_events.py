@@ -99,6 +99,10 @@ def test_bad_payloads_are_refused_with_the_reason():
     for payload, message in cases:
         with pytest.raises(EventError, match=message):
             parse_event(payload)
+    card = json.loads(board_events("E", "t", played_board())[20].to_json())
+    assert card["kind"] == "card"
+    with pytest.raises(EventError, match="cannot be in trick"):
+        parse_event(json.dumps({**card, "trick": card["trick"] + 1}))
     result = json.loads(result_event("E", "t", played_board()).to_json())
     result["record"]["play"][3] = result["record"]["play"][2]  # a card played twice
     with pytest.raises(EventError, match="bad result event: record"):
@@ -123,7 +127,8 @@ def test_topics_qos_retain_and_broker_addresses():
         with pytest.raises(EventError, match=message):
             parse_mqtt_url(bad)
     with pytest.raises(ValueError, match="port 0"):
-        MqttSettings(port=0)
+        EventPublisher(MqttSettings(port=0))
+    EventPublisher(MqttSettings(port=0, embedded=True))  # the embedded broker: any free port
     with pytest.raises(ValueError, match="wildcards"):
         MqttSettings(topic_prefix="a/#")
 

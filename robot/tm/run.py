@@ -94,7 +94,10 @@ async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: O
 async def _start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublisher]:
     if mqtt is None or not mqtt.enabled:
         return None
-    publisher = EventPublisher(mqtt)
+    try:
+        publisher = EventPublisher(mqtt)
+    except ValueError as exc:  # a port 0 for a broker of one's own
+        raise RunError(str(exc)) from None
     try:
         await publisher.start()
     except OSError as exc:  # the embedded broker's port is taken, or its address is not this machine's
