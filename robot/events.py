@@ -416,12 +416,13 @@ class TableFeed:
     """
 
     def __init__(self, publisher: "EventPublisher", event: str, table: str, *,
-                 deal_delay_seconds: Optional[float] = None) -> None:
+                 deal_delay_seconds: Optional[float] = None, finished: Sequence[BoardRecord] = ()) -> None:
         self.publisher = publisher
         self.event = event
         self.table = table
         self.deal_delay_seconds = deal_delay_seconds
-        self.records: list[BoardRecord] = []  #: boards finished at this table, in order
+        #: boards finished at this table, in order (``finished``: those of an earlier run, resumed)
+        self.records: list[BoardRecord] = list(finished)
         self._board: Optional[BoardRecord] = None
         self._deal_sent = False
         self._timer: Optional[asyncio.TimerHandle] = None
@@ -669,9 +670,11 @@ class EventPublisher:
                             raise
                         self._inflight = None
                         self.stats.published += 1
-            except aiomqtt.MqttError as exc:
+            except Exception as exc:  # MqttError above all; anything else must not end publishing for good
                 self.stats.last_error = str(exc)
-                if self.stats.connected or failures == 0:
+                if not isinstance(exc, aiomqtt.MqttError):
+                    _log.exception("events.sender_error", broker=self.url)
+                elif self.stats.connected or failures == 0:
                     _log.warning("events.broker_unreachable", broker=self.url, error=str(exc),
                                  queued=len(self._queue), retry_seconds=self.settings.reconnect_seconds)
                 self.stats.connected = False

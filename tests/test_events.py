@@ -315,3 +315,29 @@ async def test_a_broker_killed_mid_board_neither_stops_nor_slows_the_table_and_p
     boards = by_board(seen.events, table_id("NS team"))
     check_board(boards[BOARDS], records[-1])
     assert seen.connections == 2  # the watcher's side reconnected too
+
+
+async def test_a_resumed_run_summarises_the_boards_stored_before_it(tmp_path):
+    from squeeze.protocol.client import BoardComplete
+
+    from tm_client import rejoin_in_order
+
+    folder = tmp_path / "run"
+    async with InProcessTM(folder, boards=2, seed=7) as tm:  # board 1 played, then every seat is gone
+        clients = four_clients(tm.port, seed=8, kill_when=lambda ev, c: isinstance(ev, BoardComplete))
+        tasks = await start_in_order(clients)
+        assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["killed"] * 4
+    async with Broker("embedded", tmp_path) as broker, Collector(broker.port) as seen:
+        publisher = EventPublisher(MqttSettings(enabled=True, port=broker.port))
+        await publisher.start()
+        async with InProcessTM(folder, boards=2, seed=7, resume=True, publisher=publisher) as tm:
+            for c in clients:
+                c.port = tm.port
+            assert await asyncio.wait_for(asyncio.gather(*await rejoin_in_order(clients)), 30) == ["ended"] * 4
+        await seen.wait_for(lambda evs: any(e.kind == "summary" for e in evs))
+        await publisher.close()
+    records = stored(folder)
+    (summary,) = [e for e in seen.events if e.kind == "summary"]
+    assert [e.board for e in seen.events if e.kind == "board"] == [2]
+    assert summary.boards == 2 and [r.board for r in summary.results] == [1, 2]
+    assert summary.score_ns == sum(r.score_ns() for r in records)

@@ -209,3 +209,37 @@ def test_bad_broker_addresses_and_a_taken_port_are_refused_before_anything_start
         r = CliRunner().invoke(app, ["tm", "--port", "0", "--out", str(tmp_path / "run"), "--mqtt", "embedded"])
     assert r.exit_code == 2 and "the embedded MQTT broker cannot listen on 127.0.0.1:" in r.output, r.output
     assert not (tmp_path / "run").exists()  # refused before the results store was made
+
+
+@pytest.mark.slow
+async def test_the_web_view_explains_alerted_calls_on_hover(tmp_path):
+    record = played_board()
+    mosquitto = Mosquitto(tmp_path).start()
+    watch = await asyncio.create_subprocess_exec(SQUEEZE, "watch", "--web", "0", "--mqtt", mosquitto.url,
+                                                 "--table", "m.Open", stdout=asyncio.subprocess.PIPE)
+    try:
+        url = re.search(r"http://\S+", (await asyncio.wait_for(watch.stdout.readline(), 20)).decode())[0]
+        async with Chromium(url, tmp_path) as page:
+            async with asyncio.timeout(20):
+                while not await page.evaluate("document.getElementById('status').textContent.startsWith('live')"):
+                    await asyncio.sleep(0.05)
+            publisher = EventPublisher(MqttSettings(enabled=True, port=mosquitto.port))
+            await publisher.start()
+            for ev in board_events("Cup", "m.Open", record):
+                publisher.publish(ev)
+            await publisher.close()
+            async with asyncio.timeout(20):
+                while not await page.text("summary"):
+                    await asyncio.sleep(0.05)
+            titles = await page.evaluate("[...document.querySelectorAll('#auction td[title]')]"
+                                         ".map(td => [td.textContent, td.title])")
+            notes = await page.text("notes")
+            await page.screenshot(tmp_path / "watch-web-alerts.png")
+    finally:
+        watch.kill()
+        await watch.wait()
+        mosquitto.stop()
+    assert titles == [["1NT 1", "15-17"], ["2C 2", "Alert: Stayman"]]
+    assert "2. 2C (alert) Stayman" in notes
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(tmp_path / "watch-web-alerts.png", ARTIFACTS / "watch-web-alerts.png")

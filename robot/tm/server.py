@@ -202,6 +202,7 @@ class TableManager:
     # --- matches ------------------------------------------------------------------------------------------------
     def _open_match(self, name: str, rooms: int, teams: list[Optional[str]]) -> Match:
         match = Match(name, rooms, list(teams))
+        stored = self.store.results() if self.publisher is not None else []
         for i, room in enumerate(ROOMS[rooms]):
             done = self.store.finished(name, room)
             queue = [b for b in self.boards if b.board not in done]
@@ -209,9 +210,10 @@ class TableManager:
             ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
             machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options, clock=self.clock)
             table = Table(match, room, machine)
-            if self.publisher is not None:
+            if self.publisher is not None:  # a resumed run's summaries count the boards stored before too
+                finished = [r.record for r in stored if r.match == name and r.room == room]
                 table.feed = TableFeed(self.publisher, self.settings.event, table_id(name, room),
-                                       deal_delay_seconds=self.deal_delay_seconds)
+                                       deal_delay_seconds=self.deal_delay_seconds, finished=finished)
             match.tables.append(table)
         self.matches[name] = match
         return match
