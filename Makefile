@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' 2>/dev/null)
 
-.PHONY: run test bench build clean
+.PHONY: run test test-tools bench build clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,11 @@ run: build
 	rm -rf out/make-run
 	$(VENV)/bin/squeeze match --boards 4 --a fast --b default --out out/make-run
 
-test: build
+# mosquitto, chromium and tmux for the live-event tests (Debian's packages, installed when missing)
+test-tools:
+	bash tests/install-test-tools.sh
+
+test: build test-tools
 	$(VENV)/bin/pytest -q -p no:cacheprovider
 
 clean:

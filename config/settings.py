@@ -25,7 +25,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from squeeze.engine.dds_limits import MAX_TT_MIB
@@ -166,10 +166,33 @@ class SelfPlaySettings(_Section):
 
 
 class MqttSettings(_Section):
-    enabled: bool = False
-    host: str = "127.0.0.1"
-    port: int = Field(1883, ge=1, le=65535)
-    topic_prefix: str = "squeeze"
+    """Live events (``robot.events``): where ``squeeze tm`` publishes them and ``squeeze watch`` reads them."""
+
+    enabled: bool = Field(False, description="Publish live events (the CLI's --mqtt turns this on).")
+    embedded: bool = Field(False, description="Start an MQTT broker (amqtt) inside the process, listening on host "
+                                              "and port (the CLI's --mqtt embedded).")
+    host: str = Field("127.0.0.1", description="The broker's host (embedded: the address it listens on).")
+    port: int = Field(1883, ge=0, le=65535, description="The broker's port (0, embedded only: any free port, "
+                                                        "printed at start).")
+    topic_prefix: str = Field("squeeze", description="First topic level: <prefix>/<event>/<table>/<kind>.")
+    queue_size: int = Field(10000, ge=1, le=1_000_000, description="Events held while the broker is slow or "
+                                                                   "gone; past that they are dropped, counted and "
+                                                                   "logged.")
+    reconnect_seconds: float = Field(2.0, gt=0, le=300, description="Longest wait between attempts to reach the "
+                                                                    "broker again.")
+    timeout_seconds: float = Field(5.0, gt=0, le=300, description="Longest wait for the broker to accept a "
+                                                                  "connection or acknowledge a result.")
+    deal_delay_seconds: Optional[float] = Field(
+        None, ge=0, description="Unset: a board's hands are published when the board ends. A number: that many "
+                                "seconds after it starts, or at its end if sooner (a delayed vugraph: only safe "
+                                "when longer than any board lasts).")
+
+    @model_validator(mode="after")
+    def _topic_prefix_is_a_topic(self) -> "MqttSettings":
+        # (port 0 is refused where a broker is dialled, not here: a layer may set it before --mqtt embedded)
+        if not self.topic_prefix or any(ch in self.topic_prefix for ch in "+#\0"):
+            raise ValueError(f"topic_prefix must be a topic without wildcards, got {self.topic_prefix!r}")
+        return self
 
 
 class LogSettings(_Section):

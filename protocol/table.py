@@ -9,7 +9,8 @@ The asyncio server (``robot.tm``) only moves bytes::
         if exc.reply: send(conn_id, exc.reply)
         if exc.fatal: close(conn_id)
     for o in out: send(writer_of[o.seat], o.line)
-    for event in table.events(): ...              # PlayerSeated (learn conn -> seat), BoardFinished(record) ...
+    for event in table.events(): ...              # PlayerSeated (learn conn -> seat), CallRelayed, CardRelayed,
+                                                  # BoardFinished(record) ...
 
 Lock-step gating (research note 1.0): every relay waits until *all* the seats that must be ready for it have said
 so. Lines from the four seats arrive in any order (edge case 12): the call or card of the seat whose turn it is may
@@ -36,7 +37,7 @@ from typing import Callable, Hashable, Iterable, NamedTuple, Optional, Union
 from pydantic import BaseModel, ConfigDict
 
 from squeeze.engine.auction import PASS, Auction, IllegalCallError
-from squeeze.engine.board import IllegalCardError, Play
+from squeeze.engine.board import IllegalCardError, Play, PublicPlay
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
@@ -53,6 +54,8 @@ __all__ = [
     "TableBoardStarted",
     "BoardFinished",
     "TableSessionEnded",
+    "CallRelayed",
+    "CardRelayed",
     "SUPPORTED_VERSIONS",
     "SNAPSHOT_VERSION",
 ]
@@ -136,7 +139,24 @@ class TableSessionEnded:
     boards_played: int
 
 
-TableEvent = Union[PlayerSeated, PlayerLeft, TableBoardStarted, BoardFinished, TableSessionEnded]
+class CallRelayed(NamedTuple):
+    """A call passed the gate and went to the other seats: ``auction`` ends with it (for live events)."""
+
+    board: int
+    auction: Auction
+    note: CallNote
+
+
+class CardRelayed(NamedTuple):
+    """A card went to the other seats: ``play`` (what the table sees, no hand) ends with it."""
+
+    board: int
+    play: PublicPlay
+    note: CardNote
+
+
+TableEvent = Union[PlayerSeated, PlayerLeft, TableBoardStarted, BoardFinished, TableSessionEnded, CallRelayed,
+                   CardRelayed]
 
 
 class TableOptions(BaseModel):
@@ -724,7 +744,9 @@ class TableMachine:
         self.auction = auction
         self._last_action[seat] = msg
         seconds, forced = self._pending_note
-        self._call_notes.append(CallNote(alert=msg.alert, explanation=forced or msg.explanation, seconds=seconds))
+        note = CallNote(alert=msg.alert, explanation=forced or msg.explanation, seconds=seconds)
+        self._call_notes.append(note)
+        self._events.append(CallRelayed(board=self.board.board, auction=auction, note=note))
         full = msg if self.options.relay_alerts else msg.without_alert()
         bare = msg.without_alert()
         if full is bare:
@@ -751,7 +773,9 @@ class TableMachine:
         self.play = play
         self._last_action[seat] = msg
         seconds, forced = self._pending_note
-        self._card_notes.append(CardNote(reason=forced or msg.info, seconds=seconds))
+        note = CardNote(reason=forced or msg.info, seconds=seconds)
+        self._card_notes.append(note)
+        self._events.append(CardRelayed(board=self.board.board, play=play.public, note=note))
         g = self._gate
         # The echo names the hand the card came from, never carries free text (protocol 18), and is canonical.
         echo = msg if (msg.seat == g.player and not msg.info) else m.CardPlayed(seat=g.player, card=msg.card)

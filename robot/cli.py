@@ -17,7 +17,9 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 from pydantic import ValidationError
 
-from squeeze.config.settings import LogSettings, Settings, SettingsError, available_presets, load_settings
+from squeeze.config.settings import (
+    LogSettings, MqttSettings, Settings, SettingsError, available_presets, load_settings,
+)
 from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
 from squeeze.robot.logs import configure_logging
 
@@ -547,20 +549,50 @@ def seat_cmd(
     raise typer.Exit(code)
 
 
+def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool) -> MqttSettings:
+    """``[mqtt]`` with ``--mqtt URL`` applied (``mqtt://HOST:PORT`` or ``embedded``); exits with the reason on a bad
+    address."""
+    from squeeze.robot.events import EventError, parse_mqtt_url
+
+    if url is None:
+        return settings.mqtt
+    try:
+        target = parse_mqtt_url(url)
+    except EventError as exc:
+        fail(str(exc))
+    if target == "embedded":
+        if not embedded_ok:
+            fail("squeeze watch reads from a broker: give --mqtt mqtt://HOST:PORT (the one squeeze tm publishes to)")
+        update: dict[str, Any] = {"enabled": True, "embedded": True}
+    else:
+        update = {"enabled": True, "embedded": False, "host": target[0], "port": target[1]}
+    try:
+        return MqttSettings(**{**settings.mqtt.model_dump(), **update})
+    except ValidationError as exc:
+        fail("; ".join(f"mqtt.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+
+
+_MQTT_HELP = ("Publish live events: mqtt://HOST:PORT (a broker), or 'embedded' (start one in this process, on the "
+              "mqtt settings' host and port). Default: the mqtt settings (off).")
+
+
 @app.command("tm")
 @engine_command(*_TM_FLAGS)
 def tm_cmd(
     settings: Settings,
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out at each table's first "
                                                         "unfinished board (give the same boards options)."),
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP),
 ) -> None:
     """Run a Blue Chip table manager: one port, many tables, clocks, every finished board stored before the table
-    moves on; PBN, LIN and summary.json under --out. Exit code 0 when every match is over, 1 when stopped by a
-    signal (continue with --resume), 2 on bad input."""
+    moves on; PBN, LIN and summary.json under --out; live events over MQTT with --mqtt (follow them with squeeze
+    watch). Exit code 0 when every match is over, 1 when stopped by a signal (continue with --resume), 2 on bad
+    input."""
     from squeeze.robot.tm.run import RunError, run_tm
 
+    mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
     try:
-        code = run_tm(settings.tm, resume=resume)
+        code = run_tm(settings.tm, resume=resume, mqtt=mqtt_settings)
     except RunError as exc:
         fail(str(exc))
     raise typer.Exit(code)
@@ -615,6 +647,41 @@ def _team_name(config: str) -> str:
     from pathlib import Path
 
     return Path(config).stem if config.endswith(".toml") else config
+
+
+@app.command("watch")
+@engine_command()
+def watch_cmd(
+    settings: Settings,
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL",
+                                       help="The broker: mqtt://HOST:PORT (default: host and port of the mqtt settings)."),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this table (as in the topics: match.Room)."),
+    event: Optional[str] = typer.Option(None, "--event", help="Only this event's tables."),
+    web: Optional[int] = typer.Option(None, "--web", metavar="PORT",
+                                      help="Serve a live page on this port (0: any free port) instead of the "
+                                           "terminal view."),
+    web_host: str = typer.Option("127.0.0.1", "--web-host", help="Address the page is served on."),
+) -> None:
+    """Follow live tables: a terminal view of every table (or --table), or with --web a page for a browser: hand
+    diagram, auction with explanations, cards and tricks, score. Runs until interrupted (Ctrl-C)."""
+    import asyncio
+
+    from squeeze.robot.events import topic_segment
+    from squeeze.robot.watch import run_watch
+
+    m = _mqtt_settings(settings, mqtt, embedded_ok=False)
+    if web is not None and not 0 <= web <= 65535:
+        fail(f"--web takes a port 0..65535, got {web}")
+    if m.port == 0:
+        fail("the broker's port is 0: give --mqtt mqtt://HOST:PORT")
+    topic = "/".join([m.topic_prefix, "+" if event is None else topic_segment(event),
+                      "+" if table is None else topic_segment(table), "+"])
+    try:
+        asyncio.run(run_watch(m, topic, table=table, event=event, web=web, web_host=web_host))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:  # the page's port is taken
+        fail(f"cannot serve the page on {web_host}:{web}: {exc.strerror or exc}")
 
 
 @app.command("tm-transcript")

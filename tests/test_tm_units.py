@@ -175,7 +175,8 @@ def test_tm_flags_default_to_the_settings_and_reach_them(monkeypatch, tmp_path):
     assert set(_TM_FLAGS) <= names
     assert all(p.default is None for p in command.params if p.name in _TM_FLAGS)
     seen = {}
-    monkeypatch.setattr("squeeze.robot.tm.run.run_tm", lambda tm, resume: seen.update(tm=tm, resume=resume) or 0)
+    monkeypatch.setattr("squeeze.robot.tm.run.run_tm",
+                        lambda tm, resume, mqtt: seen.update(tm=tm, resume=resume, mqtt=mqtt) or 0)
     r = CliRunner().invoke(app, ["tm", "--port", "0", "--out", str(tmp_path), "--board-range", "3-4", "--no-timing",
                                  "--rooms", "2", "--time-fate", "void", "--resume"])
     assert r.exit_code == 0, r.output
@@ -183,5 +184,21 @@ def test_tm_flags_default_to_the_settings_and_reach_them(monkeypatch, tmp_path):
     assert (tm.port, tm.results_dir, tm.board_range, tm.send_timing, tm.rooms, tm.time_fate, seen["resume"]) == (
         0, tmp_path, "3-4", False, 2, "void", True)
     assert tm.board_seconds == 120.0 and tm.host == "127.0.0.1"  # not given: the model's defaults
+    assert not seen["mqtt"].enabled  # live events are off by default
     r = CliRunner().invoke(app, ["tm", "--time-fate", "never"])
     assert r.exit_code == 2 and "time_fate" in r.output
+
+
+def test_tm_mqtt_flag_reaches_the_mqtt_settings(monkeypatch, tmp_path):
+    seen = {}
+    monkeypatch.setattr("squeeze.robot.tm.run.run_tm", lambda tm, resume, mqtt: seen.update(mqtt=mqtt) or 0)
+    monkeypatch.setenv("SQUEEZE_MQTT__QUEUE_SIZE", "77")  # the flag overrides only what it names
+    r = CliRunner().invoke(app, ["tm", "--out", str(tmp_path), "--mqtt", "mqtt://broker.local:1884"])
+    assert r.exit_code == 0, r.output
+    m = seen["mqtt"]
+    assert (m.enabled, m.embedded, m.host, m.port, m.queue_size) == (True, False, "broker.local", 1884, 77)
+    r = CliRunner().invoke(app, ["tm", "--out", str(tmp_path), "--mqtt", "embedded"])
+    assert r.exit_code == 0 and seen["mqtt"].embedded and seen["mqtt"].port == 1883
+    for bad, message in [("http://x:1", "mqtt://HOST:PORT or 'embedded'"), ("mqtt://x:70000", "bad port")]:
+        r = CliRunner().invoke(app, ["tm", "--out", str(tmp_path), "--mqtt", bad])
+        assert r.exit_code == 2 and message in r.output, r.output

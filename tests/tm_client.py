@@ -222,20 +222,24 @@ async def start_in_order(clients: list[ScriptedClient], timeout: float = 10.0) -
 
 class InProcessTM:
     """A ``TableManager`` in this process on a free loopback port, with its store under ``folder``; use as
-    ``async with InProcessTM(folder, boards=2) as tm: ...`` (keyword arguments are ``[tm]`` settings)."""
+    ``async with InProcessTM(folder, boards=2) as tm: ...`` (keyword arguments are ``[tm]`` settings;
+    ``publisher``, ``deal_delay_seconds``: its live events, see ``TableManager``)."""
 
-    def __init__(self, folder, *, resume: bool = False, **settings) -> None:
+    def __init__(self, folder, *, resume: bool = False, publisher=None, deal_delay_seconds=None, **settings) -> None:
         from squeeze.config.settings import TableManagerSettings
 
         self.settings = TableManagerSettings(port=0, results_dir=folder, **settings)
         self.resume = resume
+        self.publisher = publisher
+        self.deal_delay_seconds = deal_delay_seconds
 
     async def __aenter__(self):
         from squeeze.robot.tm.run import prepare_run
         from squeeze.robot.tm.server import TableManager
 
         self.store, matches = prepare_run(self.settings, resume=self.resume)
-        self.manager = TableManager(self.settings, self.store, matches)
+        self.manager = TableManager(self.settings, self.store, matches, publisher=self.publisher,
+                                    deal_delay_seconds=self.deal_delay_seconds)
         self.port = await self.manager.start()
         return self
 

@@ -17,10 +17,11 @@ from typing import Optional
 
 import structlog
 
-from squeeze.config.settings import TableManagerSettings
+from squeeze.config.settings import MqttSettings, TableManagerSettings
 
 from .export import write_outputs
 from .plan import MatchSpec, PlanError, load_boards, load_match_file, parse_board_range, random_boards
+from ..events import EventPublisher
 from .server import TableManager
 from .store import STORE_FILE, ResultsStore, StoreError
 
@@ -70,8 +71,9 @@ def prepare_run(settings: TableManagerSettings, *, resume: bool) -> tuple[Result
     return store, matches
 
 
-async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]]) -> int:
-    tm = TableManager(settings, store, matches)
+async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]],
+                 publisher: Optional[EventPublisher], deal_delay_seconds: Optional[float]) -> int:
+    tm = TableManager(settings, store, matches, publisher=publisher, deal_delay_seconds=deal_delay_seconds)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -89,14 +91,41 @@ async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: O
     return EXIT_DONE if finished else EXIT_STOPPED
 
 
-def run_tm(settings: TableManagerSettings, *, resume: bool) -> int:
-    """Prepare, serve until every match is over (or a signal), write the files; the exit code."""
-    store, matches = prepare_run(settings, resume=resume)
+async def _start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublisher]:
+    if mqtt is None or not mqtt.enabled:
+        return None
     try:
-        code = asyncio.run(_serve(settings, store, matches))
-        summary = write_outputs(store, settings.results_dir)
-        print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
-        return code
-    finally:
-        store.close()
+        publisher = EventPublisher(mqtt)
+    except ValueError as exc:  # a port 0 for a broker of one's own
+        raise RunError(str(exc)) from None
+    try:
+        await publisher.start()
+    except OSError as exc:  # the embedded broker's port is taken, or its address is not this machine's
+        raise RunError(str(exc)) from None
+    kind = "the embedded broker at " if mqtt.embedded else ""
+    print(f"squeeze tm: publishing events to {kind}{publisher.url}", flush=True)
+    return publisher
 
+
+async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[MqttSettings]) -> int:
+    # the publisher first: an embedded broker that cannot listen stops the run before the store is created
+    publisher = await _start_publisher(mqtt)
+    try:
+        store, matches = prepare_run(settings, resume=resume)
+        try:
+            code = await _serve(settings, store, matches, publisher, None if mqtt is None else mqtt.deal_delay_seconds)
+            summary = write_outputs(store, settings.results_dir)
+            print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
+            return code
+        finally:
+            store.close()
+    finally:
+        if publisher is not None:
+            stats = await publisher.close()
+            print(f"squeeze tm: events: {stats.published} published, {stats.dropped} dropped", flush=True)
+
+
+def run_tm(settings: TableManagerSettings, *, resume: bool, mqtt: Optional[MqttSettings] = None) -> int:
+    """Prepare, serve until every match is over (or a signal), write the files; the exit code. With ``mqtt``
+    enabled, every table's live events are published (``robot.events``), the embedded broker started first."""
+    return asyncio.run(_run(settings, resume, mqtt))

@@ -30,6 +30,10 @@ Limits (``[tm]``): line length, lines per second, connections per address, idle 
 socket that does not read what we send. A connection over a limit is closed with a log line saying which; nothing
 one connection does reaches another table. With ``strict``, a compliance report per connection lists every line
 that is not canonical protocol 18.
+
+Live events. With a ``publisher`` (``--mqtt``), each table has a ``robot.events.TableFeed``: board start, every call
+and card as relayed, tricks, then deal, result and summary once the board is committed. Handing them over never
+waits and a fault there is logged, never raised: the publisher's queue absorbs a slow or dead broker.
 """
 
 from __future__ import annotations
@@ -52,9 +56,10 @@ from squeeze.protocol import messages as m
 from squeeze.protocol.errors import ProtocolError
 from squeeze.protocol.framing import LineBuffer
 from squeeze.protocol.table import (
-    BoardFinished, Outbound, PlayerLeft, PlayerSeated, TableBoardStarted, TableMachine, TableOptions, TablePhase,
-    TableSessionEnded,
+    BoardFinished, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, TableBoardStarted, TableMachine,
+    TableOptions, TablePhase, TableSessionEnded,
 )
+from squeeze.robot.events import EventPublisher, TableFeed, table_id
 
 from .compliance import ComplianceReport
 from .plan import ROOMS, MatchSpec
@@ -111,6 +116,7 @@ class Table:
         self.peers: dict[Seat, str] = {}  # address each seat last connected from
         self.done = False
         self.ending = False
+        self.feed: Optional[TableFeed] = None  # live events (--mqtt), when the manager publishes them
         self.log = _log.bind(match=match.name, room=room or "-")
 
     @property
@@ -156,13 +162,20 @@ class TableManager:
         store: the run's ``ResultsStore`` (its deals are the boards played).
         matches: the match file's matches (``None``: opened by connecting teams; after a resume, the stored ones).
         clock: monotonic seconds (tests pass their own).
+        publisher: where each table's live events go (``--mqtt``; ``None``: nowhere). The deal is published only
+            once its board is over at that table, or ``deal_delay_seconds`` after it started.
+        deal_delay_seconds: see ``[mqtt] deal_delay_seconds``.
     """
 
     def __init__(self, settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]] = None,
-                 *, clock: Callable[[], float] = time.monotonic) -> None:
+                 *, clock: Callable[[], float] = time.monotonic, publisher: Optional[EventPublisher] = None,
+                 deal_delay_seconds: Optional[float] = None) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
+        self.publisher = publisher
+        self.deal_delay_seconds = deal_delay_seconds
+        self._feed_failed = False
         self.boards = store.deals()
         self.options = TableOptions(send_timing=settings.send_timing)
         self.matches: dict[str, Match] = {}
@@ -189,13 +202,19 @@ class TableManager:
     # --- matches ------------------------------------------------------------------------------------------------
     def _open_match(self, name: str, rooms: int, teams: list[Optional[str]]) -> Match:
         match = Match(name, rooms, list(teams))
+        stored = self.store.results() if self.publisher is not None else []
         for i, room in enumerate(ROOMS[rooms]):
             done = self.store.finished(name, room)
             queue = [b for b in self.boards if b.board not in done]
             # team a is N/S in the open room, E/W in the closed room (None: the first player of that side names it)
             ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
             machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options, clock=self.clock)
-            match.tables.append(Table(match, room, machine))
+            table = Table(match, room, machine)
+            if self.publisher is not None:  # a resumed run's summaries count the boards stored before too
+                finished = [r.record for r in stored if r.match == name and r.room == room]
+                table.feed = TableFeed(self.publisher, self.settings.event, table_id(name, room),
+                                       deal_delay_seconds=self.deal_delay_seconds, finished=finished)
+            match.tables.append(table)
         self.matches[name] = match
         return match
 
@@ -508,6 +527,16 @@ class TableManager:
                 table.log.info("tm.board_started", board=ev.board, restarted=ev.restarted)
                 if ev.restarted:  # a seat came back (or the table voided the attempt): said in the board's record
                     self._incident(table, "restart", f"board {ev.board} started again from the beginning")
+                if table.feed is not None and table.machine.board is not None:
+                    board = dataclasses.replace(table.machine.board, room=table.room, table=table.match.name)
+                    self._to_feed(table, table.feed.board_started, board, players=self._players(table),
+                                  restarted=ev.restarted)
+            elif isinstance(ev, CallRelayed):
+                if table.feed is not None:
+                    self._to_feed(table, table.feed.call, ev.auction, ev.note)
+            elif isinstance(ev, CardRelayed):
+                if table.feed is not None:
+                    self._to_feed(table, table.feed.card, ev.play, ev.note)
             elif isinstance(ev, BoardFinished):
                 self._commit(table, ev.record)
             elif isinstance(ev, TableSessionEnded):
@@ -523,10 +552,30 @@ class TableManager:
             table.log.error("tm.duplicate_board", board=rec.board, error=str(exc))
             return
         self.committed += 1
+        if table.feed is not None:
+            others = [t.feed.records for t in table.match.tables if t is not table and t.feed is not None]
+            self._to_feed(table, table.feed.board_finished, rec, other=others[0] if others else None)
         table.log.info("tm.board_finished", board=rec.board, contract=None if rec.contract is None else
                        str(rec.contract), result=rec.result, score_ns=rec.score_ns(), seconds_ns=rec.seconds_ns,
                        seconds_ew=rec.seconds_ew, incidents=len(table.incidents))
         table.incidents = []
+
+    def _players(self, table: Table) -> dict[Seat, str]:
+        """The team at each seat of ``table`` (as far as known)."""
+        match = table.match
+        room = match.tables.index(table)
+        teams = {s: match.teams[match.role_of(room, s)] for s in Seat}
+        return {s: t for s, t in teams.items() if t is not None}
+
+    def _to_feed(self, table: Table, method: Callable, *args, **kwargs) -> None:
+        """Hand an event to the table's feed. Live events are a spectator's convenience: a fault in them is logged
+        (once) and must never stop a table."""
+        try:
+            method(*args, **kwargs)
+        except Exception:
+            if not self._feed_failed:
+                self._feed_failed = True
+                table.log.exception("tm.events_error")
 
     def _incident(self, table: Table, kind: str, detail: str) -> None:
         board = table.machine.board.board if table.machine.board is not None else None
