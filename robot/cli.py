@@ -609,6 +609,8 @@ def match_cmd(
                                              '{seat}" ({team} is its team name).'),
     b_external: bool = typer.Option(False, "--b-external", help="Team B's four robots connect by themselves."),
     resume: bool = typer.Option(False, "--resume", help="Continue the match in --out."),
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help="Publish live events: mqtt://HOST:PORT "
+                                       "or 'embedded' (follow with squeeze watch). Default: the mqtt settings."),
 ) -> None:
     """A team match between two robot configurations: our table manager and eight robots on this machine (real
     TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
@@ -635,6 +637,7 @@ def match_cmd(
         with view.live():
             result = asyncio.run(run_match(mt.boards, team_a, team_b, Path(mt.out), seed=mt.seed, resume=resume,
                                            max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
+                                           mqtt=_mqtt_settings(settings, mqtt, embedded_ok=True),
                                            on_progress=view.update))
     except (RunError, ValueError) as exc:
         fail(str(exc))

@@ -32,7 +32,7 @@ from typing import Callable, Optional
 
 import structlog
 
-from squeeze.config.settings import TableManagerSettings
+from squeeze.config.settings import MqttSettings, TableManagerSettings
 from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.scoring import imps
@@ -40,7 +40,7 @@ from squeeze.engine.scoring import imps
 from .stats import imp_summary, victory_points
 from .tm.export import write_outputs
 from .tm.plan import MatchSpec
-from .tm.run import prepare_run
+from .tm.run import prepare_run, start_publisher
 from .tm.server import TableManager
 
 __all__ = ["TeamSpec", "MatchResult", "run_match", "match_summary", "MATCH_NAME"]
@@ -159,17 +159,20 @@ async def _launch(robot: _Robot) -> None:
 
 async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path | str, *, seed: int = 1,
                     resume: bool = False, tm_settings: Optional[dict] = None, max_restarts: int = 3,
-                    stall_seconds: float = 600.0,
+                    stall_seconds: float = 600.0, mqtt: Optional[MqttSettings] = None,
                     on_progress: Optional[Callable[[TableManager, dict], None]] = None) -> MatchResult:
-    """Play the match (module doc) and write its files into ``out``. ``tm_settings``: more ``[tm]`` settings."""
+    """Play the match (module doc) and write its files into ``out``. ``tm_settings``: more ``[tm]`` settings;
+    ``mqtt``: publish the tables' live events (as ``squeeze tm --mqtt`` does)."""
     out = Path(out)
     if team_a.name == team_b.name:
         raise ValueError(f"the two teams need different names, both are {team_a.name!r}")
     settings = TableManagerSettings(**{"port": 0, "results_dir": out, "boards": boards, "seed": seed, "rooms": 2,
                                        "end_pause_seconds": 0.1, **(tm_settings or {})})
+    publisher = await start_publisher(mqtt)  # first: a broker that cannot start stops the match before any file
     store, _ = prepare_run(settings, resume=resume)
     (out / "logs").mkdir(exist_ok=True)
-    manager = TableManager(settings, store, [MatchSpec(MATCH_NAME, (team_a.name, team_b.name), 2)])
+    manager = TableManager(settings, store, [MatchSpec(MATCH_NAME, (team_a.name, team_b.name), 2)],
+                           publisher=publisher, deal_delay_seconds=None if mqtt is None else mqtt.deal_delay_seconds)
     port = await manager.start()
     host = "127.0.0.1"
     robots = [_Robot(t, s, argv, out / "logs" / f"{t.name}-{s.letter}.log")
@@ -227,6 +230,8 @@ async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path |
         records = [row.record for row in store.results() if row.match == MATCH_NAME]
         finished = len(records) == total
         store.close()
+        if publisher is not None:
+            await publisher.close()
     summary.update(match_summary(records, (team_a.name, team_b.name)))
     summary.update({"robot_restarts": restarts, "finished": finished, "problems": problems,
                     "configs": {team_a.name: team_a.command or team_a.config, team_b.name: team_b.command or team_b.config}})

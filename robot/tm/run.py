@@ -91,7 +91,8 @@ async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: O
     return EXIT_DONE if finished else EXIT_STOPPED
 
 
-async def _start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublisher]:
+async def start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublisher]:
+    """The events publisher of ``[mqtt]`` (``None`` when off), started; ``RunError`` if its broker cannot start."""
     if mqtt is None or not mqtt.enabled:
         return None
     try:
@@ -109,7 +110,7 @@ async def _start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublis
 
 async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[MqttSettings]) -> int:
     # the publisher first: an embedded broker that cannot listen stops the run before the store is created
-    publisher = await _start_publisher(mqtt)
+    publisher = await start_publisher(mqtt)
     try:
         store, matches = prepare_run(settings, resume=resume)
         try:
