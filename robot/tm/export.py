@@ -22,7 +22,7 @@ from squeeze.engine.scoring import imps
 
 from .store import ResultRow, ResultsStore
 
-__all__ = ["write_outputs", "pbn_game", "match_file_name"]
+__all__ = ["write_outputs", "write_boards", "pbn_game", "match_file_name", "write_file"]
 
 
 def _clock(seconds: float | None) -> str:
@@ -32,11 +32,13 @@ def _clock(seconds: float | None) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
-def pbn_game(row: ResultRow) -> PbnGame:
-    """The board's PBN game, with its timing and incidents as comments after ``Result``."""
+def pbn_game(row: ResultRow, *, timing: bool = True) -> PbnGame:
+    """The board's PBN game, with its timing (unless ``timing`` is false) and incidents as comments after
+    ``Result``."""
     game = PbnGame.from_record(row.record)
     r = row.record
-    notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] + list(row.incidents)
+    notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] if timing else []
+    notes += row.incidents
     return dataclasses.replace(game, comments=game.comments + tuple(("Result", n) for n in notes))
 
 
@@ -45,7 +47,7 @@ def match_file_name(match: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", match).strip("._") or "match"
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     """Write via a temporary file and a rename, so a reader never sees half a file."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -55,29 +57,39 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
-    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
+def write_boards(store: ResultsStore, folder: Path | str, *, timing: bool = True) -> list[ResultRow]:
+    """Write ``boards.pbn`` (every finished board of every match and room; each side's thinking time as a comment
+    unless ``timing`` is false: self-play leaves it out so that a seed's file is the same byte for byte) and one LIN
+    file per match into ``folder``; returns the rows written."""
     out = Path(folder)
     rows = store.results()
-    matches = store.matches()
-    voids: dict[str, int] = {}
-    for match, _room, _board, kind, _detail in store.incidents():
-        if kind == "void":
-            voids[match] = voids.get(match, 0) + 1
-    _write(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r) for r in rows), score=True)))
-    summary: dict = {"boards": len(rows), "matches": {}}
-    for mt in matches:
+    write_file(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r, timing=timing) for r in rows), score=True)))
+    for mt in store.matches():
         mine = [r for r in rows if r.match == mt.name]
-        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
-                       "boards": {}}
-        for r in mine:
-            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
         if mine:
             games = [PbnGame.from_record(r.record) for r in mine]
             event = mine[0].record.event or mt.name
             text = (write_lin_match(games, event=event, teams=(mt.team_a or "", mt.team_b or ""))
                     if mt.rooms == 2 else write_lin(games))
-            _write(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
+            write_file(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
+    return rows
+
+
+def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
+    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
+    out = Path(folder)
+    rows = write_boards(store, out)
+    voids: dict[str, int] = {}
+    for match, _room, _board, kind, _detail in store.incidents():
+        if kind == "void":
+            voids[match] = voids.get(match, 0) + 1
+    summary: dict = {"boards": len(rows), "matches": {}}
+    for mt in store.matches():
+        mine = [r for r in rows if r.match == mt.name]
+        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
+                       "boards": {}}
+        for r in mine:
+            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
         if mt.rooms == 2:
             by_board: dict[int, dict[str, int]] = {}
             for r in mine:
@@ -89,5 +101,5 @@ def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
             if swings:
                 entry["imps_per_board"] = sum(swings) / len(swings)
         summary["matches"][mt.name] = entry
-    _write(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    write_file(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return summary
