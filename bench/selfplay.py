@@ -56,7 +56,8 @@ def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: i
         if now - last[0] >= 60:  # one line a minute in the log of a run of hours
             last[0] = now
             s = p.summary
-            print(f"{p.done}/{p.planned} boards, {s.mean:+.3f} ± {s.se * 1.96:.3f} IMPs/board", flush=True)
+            figure = "no interval yet" if s.boards < 2 else f"{s.mean:+.3f} ± {s.high - s.mean:.3f} IMPs/board"
+            print(f"{p.done}/{p.planned} boards, {figure}", flush=True)
 
     report = run_selfplay(settings, teams, progress=progress)
     s = report.summary

@@ -320,3 +320,29 @@ def test_a_run_killed_with_sigkill_and_restarted_plays_every_board_once(tmp_path
     assert_every_board_once(out, 8)
     pbn = (out / "boards.pbn").read_bytes()
     assert pbn.count(b'[Room "Closed"]') == 8 and reference.startswith(pbn)
+
+
+def test_sigterm_stops_a_run_cleanly_with_its_files_written(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(SQUEEZE + ["selfplay", "--a", "fast", "--b", "fast", "--worlds", "2", "--boards", "40",
+                                       "--chunk", "1", "-j", "2", "--out", str(out)],
+                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while committed(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1, stderr
+    assert "interrupted: run the same command to continue" in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert 1 <= summary["boards"] < 40 and summary["boards"] * 2 == committed(out)
+
+
+def test_a_run_killed_between_its_plan_and_its_match_resumes(tmp_path, team_files):
+    # the plan and the match are two transactions: a store with the plan alone is what such a kill leaves
+    s = settings(tmp_path, team_files, boards=2, workers=1)
+    prep = prepare_run(s, teams(team_files))
+    prep.store._db.execute("DELETE FROM matches")
+    prep.store.close()
+    report = run_selfplay(s, teams(team_files))
+    assert report.summary["boards"] == 2 and len(results(tmp_path)[0]) == 4

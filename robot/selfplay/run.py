@@ -163,6 +163,7 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
                             + "; ".join(_differences(stored, plan)))
     if stored is None:
         store.set_plan(deals, plan)
+    if not any(m.name == MATCH for m in store.matches()):  # (also when a kill came between the two transactions)
         store.add_match(MATCH, 2, teams[0].name, teams[1].name)
     job = Job(key=digest + ":" + hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:16],
               teams=(teams[0].params, teams[1].params), names=(teams[0].name, teams[1].name),
