@@ -119,6 +119,32 @@ def test_both_rooms_of_a_board_are_committed_together_or_not_at_all(tmp_path):
     store.close()
 
 
+def test_the_sprt_reads_the_boards_done_without_a_gap_in_board_order():
+    from squeeze.robot.selfplay.report import BoardComparison, sprt_state, summarize
+    from squeeze.robot.stats import Sprt
+
+    def comp(board, swing):
+        return BoardComparison(board, swing, 0, swing, swing, ("3NN", "3NN"))
+
+    test = Sprt(0, 0.5, min_boards=2)
+    # boards 1-4 flat, 6-9 a big edge, board 5 still in play: only 1-4 count, whatever finished later
+    comps = [comp(b, 0) for b in range(1, 5)] + [comp(b, 12) for b in range(6, 10)]
+    done = {1, 2, 3, 4, 6, 7, 8, 9}
+    state = sprt_state(test, comps, done, list(range(1, 10)))
+    assert state.verdict == "H0" and state.boards == 2  # every board flat so far: decided as soon as allowed
+    # board 5 voided: it is done, adds no swing, and the boards after it count
+    state = sprt_state(Sprt(0, 0.5, min_boards=6), comps, done | {5}, list(range(1, 10)))
+    assert state.boards == 8 and state.verdict == "continue"  # (4 flat, 4 of 12 IMPs: too spread to tell)
+    summary = summarize(comps, planned=9, voided={5: "Open room: boom"}, teams=("a", "b"), seed=1,
+                        sprt=(test, state))
+    assert summary["boards"] == 8 and summary["imps_a"] == 48 and summary["flat"] == 4
+    assert summary["voided"] == {"count": 1, "boards": [{"board": 5, "error": "Open room: boom"}]}
+    assert summary["sprt"]["verdict"] == state.verdict and summary["sprt"]["boards"] == 8
+    # one board: no standard error, and JSON has no NaN: null
+    one = summarize(comps[:1], planned=1, voided={}, teams=("a", "b"), seed=1)
+    assert one["stderr"] is None and one["interval95"] == [None, None] and one["sprt"] is None
+
+
 # --- runs --------------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory, team_files):

@@ -247,7 +247,7 @@ class _Run:
         if outcome.error is not None:
             if self.settings.strict:
                 raise StrictStop(f"board {b}: {outcome.error} (--strict: stopped; without it the board is voided "
-                                    "and the run goes on)")
+                                 "and the run goes on)")
             _log.warning("selfplay.void", board=b, error=outcome.error)
             store.void_board(MATCH, (OPEN, CLOSED), b, outcome.error)
             self.voided[b] = outcome.error
