@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml setup.py
 	$(PY) -m pip install --quiet --upgrade pip setuptools wheel
 	# the build requirements live in the venv too: `make build` re-cythonizes in place with them
 	$(PY) -m pip install --quiet 'Cython>=3.0' 'numpy>=1.26'
-	$(PY) -m pip install --quiet --no-build-isolation -e '.[test]'
+	# the optional extras too: the suite runs self-play on a Dask LocalCluster and draws its imps.png
+	$(PY) -m pip install --quiet --no-build-isolation -e '.[test,dask,plot]'
 	touch $@
 
 # Rebuild the extensions in place whenever a .pyx/.pxd/.h changed (pip's editable install builds them once).

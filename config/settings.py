@@ -158,11 +158,32 @@ class MatchSettings(_Section):
 
 
 class SelfPlaySettings(_Section):
-    boards: int = Field(16, ge=1)
-    workers: int = Field(2, ge=1)
-    seed: int = 1
-    out: Path = Path("selfplay-out")
-    executor: Literal["process", "dask"] = "process"
+    """``squeeze selfplay``: two configurations, A and B, play the same boards in two rooms (A sits N/S in the open
+    room and E/W in the closed room), in-process, on a pool of workers; results in a resumable store under ``out``."""
+
+    a: str = Field("default", description="Team A: a preset name (fast, default, strong) or a TOML settings file.")
+    b: str = Field("fast", description="Team B: a preset name or a TOML settings file.")
+    boards: int = Field(100, ge=1, le=1_000_000, description="Boards 1..N, each dealt from the seed and its number.")
+    seed: int = Field(1, description="Seed of the deals and of every robot's random choices.")
+    workers: Optional[int] = Field(None, ge=1, le=4096, description="Engines playing at once (unset: one per core "
+                                                                    "for the local pool, every worker thread of a "
+                                                                    "Dask cluster).")
+    executor: str = Field("process", pattern=r"^(process|dask-local|dask://[^\s:/]+:\d{1,5})$",
+                          description="process (a local process pool), dask-local (a Dask LocalCluster on this "
+                                      "machine) or dask://HOST:PORT (a running Dask scheduler).")
+    chunk_boards: int = Field(4, ge=1, le=10000, description="Boards per task sent to a worker.")
+    out: Path = Field(Path("selfplay-out"), description="Folder of the results store, boards.pbn, summary.json and "
+                                                        "imps.png; a run there is resumed by the same command.")
+    decision_seconds: float = Field(60.0, gt=0, description="Hard limit per call or card: a decision cut short by it "
+                                                            "voids the board (it would not replay the same).")
+    strict: bool = Field(False, description="Stop at the first robot error instead of voiding its board.")
+    sprt: Optional[str] = Field(None, pattern=r"^\s*-?\d+(\.\d*)?\s*,\s*-?\d+(\.\d*)?\s*$",
+                                description="Stop once a sequential test decides between A gaining M0 and M1 "
+                                            "IMPs per board: \"M0,M1\", e.g. \"0,0.5\" (unset: play every board).")
+    alpha: float = Field(0.05, gt=0, lt=0.5, description="SPRT: chance of deciding M1 when M0 is true.")
+    beta: float = Field(0.05, gt=0, lt=0.5, description="SPRT: chance of deciding M0 when M1 is true.")
+    sprt_min_boards: int = Field(30, ge=2, description="SPRT: no verdict before this many boards (the spread of "
+                                                       "the first few is a poor estimate).")
 
 
 class MqttSettings(_Section):

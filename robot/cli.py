@@ -129,11 +129,30 @@ _MATCH_FLAGS: dict[str, Any] = {f"match_{field}": _tm_flag(*spec) for field, spe
     "max_restarts": (int, ("--max-restarts",), "Times a robot process that dies is started again."),
     "stall_seconds": (float, ("--stall-seconds",), "Stop a match with no board finished for this long."),
 }.items()}
-#: Each flag group, the settings section it overrides and the prefix its names carry here.
-_FLAG_GROUPS = (("engine", _ENGINE_FLAGS, ""), ("robot", _ROBOT_FLAGS, ""), ("tm", _TM_FLAGS, "tm_"),
-                ("match", _MATCH_FLAGS, "match_"))
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "seed")
+# [selfplay] flags of ``squeeze selfplay``, likewise defaulting to "from settings"; keys carry an ``sp_`` prefix.
+_SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{field}": _tm_flag(*spec) for field, spec in {
+    "a": (str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": (str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "boards": (int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
+    "seed": (int, ("--seed",), "Seed of the deals and of every robot's random choices."),
+    "workers": (int, ("--workers", "-j"), "Engines playing at once (default: one per core)."),
+    "executor": (str, ("--executor",), "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
+    "chunk_boards": (int, ("--chunk",), "Boards per task sent to a worker.", "N"),
+    "out": (str, ("--out",), "Folder of the results store and files; the same command there resumes.", "DIR"),
+    "decision_seconds": (float, ("--decision-seconds",), "Hard limit per call or card (past it: board voided)."),
+    "strict": (bool, ("--strict/--no-strict",), "Stop at the first robot error instead of voiding its board."),
+    "sprt": (str, ("--sprt",), "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
+             "M0,M1"),
+    "alpha": (float, ("--alpha",), "SPRT: chance of deciding M1 when M0 is true."),
+    "beta": (float, ("--beta",), "SPRT: chance of deciding M0 when M1 is true."),
+    "sprt_min_boards": (int, ("--sprt-min-boards",), "SPRT: no verdict before this many boards.", "N"),
+}.items()}
+#: Each flag group, the settings section it overrides and the prefix its names carry here (sections whose flag
+#: names would clash with the engine's carry one).
+_FLAG_GROUPS = (("engine", _ENGINE_FLAGS, ""), ("robot", _ROBOT_FLAGS, ""), ("tm", _TM_FLAGS, "tm_"),
+                ("match", _MATCH_FLAGS, "match_"), ("selfplay", _SELFPLAY_FLAGS, "sp_"))
 
 
 def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> Settings:
@@ -151,10 +170,14 @@ def _settings(config: str | None, preset: str | None, sections: dict[str, dict[s
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
     """Give a command ``--config``, ``--preset`` and the flags ``flags`` (keys of the ``_FLAG_GROUPS``' dicts); the
-    command receives ``settings``, the loaded ``Settings``, in their place."""
+    command receives ``settings``, the loaded ``Settings``, in their place. A command with a parameter ``layers``
+    also receives what built them, ``{"config": FILE, "preset": NAME, "engine": {the engine flags given}}``
+    (self-play builds each team from them)."""
 
     def wrap(fn: Callable) -> Callable:
-        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "settings"]
+        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
+               if p.name not in ("settings", "layers")]
+        wants_layers = "layers" in inspect.signature(fn).parameters
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                    annotation=_SETTINGS_OPTIONS.get(name) or next(
                                        group[name] for _, group, _ in _FLAG_GROUPS if name in group))
@@ -166,6 +189,8 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
             given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
             sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
                         for section, group, prefix in _FLAG_GROUPS}
+            if wants_layers:
+                kwargs["layers"] = {"config": config, "preset": preset, "engine": sections["engine"]}
             return fn(settings=_settings(config, preset, sections), **kwargs)
 
         command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
@@ -700,6 +725,72 @@ def tm_transcript_cmd(
     except OSError as exc:
         fail(f"cannot read {path}: {exc.strerror}")
     typer.echo(format_transcript(read_transcript(text.splitlines(), table)), nl=False)
+
+
+_SELFPLAY_ENGINE_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference",
+                          "solver_memory_mib")
+
+
+@app.command("selfplay")
+@engine_command(*_SELFPLAY_FLAGS, *_SELFPLAY_ENGINE_FLAGS)
+def selfplay_cmd(settings: Settings, layers: dict) -> None:
+    """Play configuration A against B on the same boards in two rooms (A N/S in the open room, E/W in the closed
+    room), in-process, on a local process pool or Dask; IMPs/board with its 95 % interval, LOS, flat boards,
+    bidding/play split and par-adjusted figures; boards.pbn, summary.json and imps.png under --out.
+
+    Each team is a preset name or a TOML settings file (a preset is read over --config, a file over --preset);
+    engine flags given here (--worlds, ...) apply to both. Every board is stored as it finishes: the same command
+    resumes a stopped run, another configuration in the same --out is refused. Exit code 0 when done or decided
+    by --sprt, 1 when interrupted (run it again to continue) or stopped by --strict, 2 on bad input.
+    """
+    import signal
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from squeeze.robot.selfplay.run import ExecutorError, SelfPlayError, StrictStop, load_team, run_selfplay
+
+    sp = settings.selfplay
+    try:
+        teams = tuple(load_team(spec, seed=sp.seed, config_file=layers["config"], preset=layers["preset"],
+                                engine=layers["engine"]) for spec in (sp.a, sp.b))
+    except SelfPlayError as exc:
+        fail(str(exc))
+    # SIGTERM stops the run as Ctrl-C does: the store keeps what finished, the files are written from it
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[imps]}"),
+               TimeElapsedColumn(), TextColumn("left {task.fields[eta]}"))
+    with Progress(*columns, console=None, transient=False, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(f"{teams[0].name} v {teams[1].name}", total=sp.boards, imps="", eta="?")
+
+        def show(p) -> None:
+            s = p.summary
+            imps = "" if s.boards == 0 else f"{s.mean:+.2f} IMPs/board" + (
+                "" if s.boards < 2 else f" ± {s.high - s.mean:.2f}")
+            eta = p.eta_seconds
+            left = "?" if eta != eta else f"{int(eta) // 3600}:{int(eta) % 3600 // 60:02d}:{int(eta) % 60:02d}"
+            bar.update(task, completed=p.done, imps=imps, eta=left)
+
+        try:
+            report = run_selfplay(sp, teams, progress=show)  # type: ignore[arg-type]
+        except (SelfPlayError, ExecutorError) as exc:
+            bar.stop()
+            fail(str(exc), code=1 if isinstance(exc, StrictStop) else 2)
+    s = report.summary
+    line = f"{s['boards']} boards compared, {s['voided']['count']} voided"
+    if s["imps_per_board"] is not None:
+        lo, hi = s["interval95"]
+        line += f"; A ({s['teams']['a']}) v B ({s['teams']['b']}): {s['imps_per_board']:+.3f} IMPs/board"
+        if lo is not None:
+            line += f", 95% [{lo:+.3f}, {hi:+.3f}], LOS {s['los']:.1%}"
+        pa = s["par_adjusted"]
+        line += f"; par-adjusted {pa['imps_per_board']:+.3f}; flat {s['flat']}"
+    if s["sprt"] is not None:
+        line += f"; SPRT {s['sprt']['verdict']} after {s['sprt']['boards']} boards (LLR {s['sprt']['llr']:.2f})"
+    typer.echo(line)
+    typer.echo(f"results in {report.out}" + (" (interrupted: run the same command to continue)"
+                                             if report.stopped == "interrupted" else ""))
+    raise typer.Exit(1 if report.stopped == "interrupted" else 0)
 
 
 @app.command("solve")

@@ -22,7 +22,7 @@ from squeeze.engine.scoring import imps
 
 from .store import ResultRow, ResultsStore
 
-__all__ = ["write_outputs", "pbn_game", "match_file_name"]
+__all__ = ["write_outputs", "write_boards", "pbn_game", "match_file_name", "write_file"]
 
 
 def _clock(seconds: float | None) -> str:
@@ -32,12 +32,14 @@ def _clock(seconds: float | None) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
-def pbn_game(row: ResultRow, score_imp: int | None = None) -> PbnGame:
-    """The board's PBN game, with its timing and incidents as comments after ``Result``; ``score_imp`` (a two-room
-    match: the IMPs this room's N/S pair won on the board) goes in the ``ScoreIMP`` tag."""
+def pbn_game(row: ResultRow, score_imp: int | None = None, *, timing: bool = True) -> PbnGame:
+    """The board's PBN game, with its timing (unless ``timing`` is false) and incidents as comments after
+    ``Result``; ``score_imp`` (a two-room match: the IMPs this room's N/S pair won on the board) goes in the
+    ``ScoreIMP`` tag."""
     game = PbnGame.from_record(row.record)
     r = row.record
-    notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] + list(row.incidents)
+    notes = [f"Time N/S {_clock(r.seconds_ns)}, E/W {_clock(r.seconds_ew)}"] if timing else []
+    notes += row.incidents
     tags = game.tags if score_imp is None else {**game.tags, "ScoreIMP": str(score_imp)}
     return dataclasses.replace(game, tags=tags, comments=game.comments + tuple(("Result", n) for n in notes))
 
@@ -55,7 +57,7 @@ def match_file_name(match: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", match).strip("._") or "match"
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     """Write via a temporary file and a rename, so a reader never sees half a file."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -65,42 +67,53 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
-    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
+def write_boards(store: ResultsStore, folder: Path | str, *, timing: bool = True) -> list[ResultRow]:
+    """Write ``boards.pbn`` (every finished board of every match and room; each side's thinking time as a comment
+    unless ``timing`` is false: self-play leaves it out so that a seed's file is the same byte for byte) and one LIN
+    file per match into ``folder``; returns the rows written."""
     out = Path(folder)
     rows = store.results()
-    matches = store.matches()
-    voids: dict[str, int] = {}
-    for match, _room, _board, kind, _detail in store.incidents():
-        if kind == "void":
-            voids[match] = voids.get(match, 0) + 1
     swings = _swings(rows)
 
     def score_imp(r: ResultRow) -> int | None:  # the room's N/S pair: team a in the open room, team b closed
         swing = swings.get((r.match, r.board))
         return None if swing is None else swing if r.room == "Open" else -swing
 
-    _write(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r, score_imp(r)) for r in rows), score=True)))
-    summary: dict = {"boards": len(rows), "matches": {}}
-    for mt in matches:
+    write_file(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r, score_imp(r), timing=timing) for r in rows),
+                                                        score=True)))
+    for mt in store.matches():
         mine = [r for r in rows if r.match == mt.name]
-        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
-                       "boards": {}}
-        for r in mine:
-            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
         if mine:
             games = [PbnGame.from_record(r.record) for r in mine]
             event = mine[0].record.event or mt.name
             text = (write_lin_match(games, event=event, teams=(mt.team_a or "", mt.team_b or ""))
                     if mt.rooms == 2 else write_lin(games))
-            _write(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
+            write_file(out / f"{match_file_name(mt.name)}.lin", text.encode("utf-8"))
+    return rows
+
+
+def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
+    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
+    out = Path(folder)
+    rows = write_boards(store, out)
+    voids: dict[str, int] = {}
+    for match, _room, _board, kind, _detail in store.incidents():
+        if kind == "void":
+            voids[match] = voids.get(match, 0) + 1
+    summary: dict = {"boards": len(rows), "matches": {}}
+    for mt in store.matches():
+        mine = [r for r in rows if r.match == mt.name]
+        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
+                       "boards": {}}
+        for r in mine:
+            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
         if mt.rooms == 2:
             # team a is N/S in the open room: its swing is the open room's N/S score against the closed room's
-            mine_swings = [v for (name, _b), v in swings.items() if name == mt.name]
+            mine_swings = [v for (name, _b), v in _swings(mine).items() if name == mt.name]
             entry["compared"] = len(mine_swings)
             entry["imps_a"] = sum(mine_swings)
             if mine_swings:
                 entry["imps_per_board"] = sum(mine_swings) / len(mine_swings)
         summary["matches"][mt.name] = entry
-    _write(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    write_file(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return summary

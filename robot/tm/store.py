@@ -19,7 +19,11 @@ Tables:
 - ``results``: one row per finished board per room: the board's ``BoardRecord`` JSON and the incidents of the attempt
   that finished it (clock warnings, forced calls or cards), as JSON;
 - ``incidents``: everything that happened to boards, finished or not (voided attempts, restarts, drops, clocks),
-  for the director.
+  for the director; a self-play board voided for good by a robot's error is an incident of kind ``error`` in each
+  room (``void_board``), so that a resumed run does not play it again;
+- ``dd``: a deal's double-dummy table, when the run computed one (self-play does, to split swings into bidding and
+  play and to score each room against par); added after schema 1 shipped, created on opening like the others,
+  so older stores simply have none.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from squeeze.engine.record import BoardRecord
 
@@ -52,6 +56,7 @@ CREATE TABLE IF NOT EXISTS results (
     record TEXT NOT NULL, incidents TEXT NOT NULL, finished REAL NOT NULL,
     PRIMARY KEY (match, room, board)
 );
+CREATE TABLE IF NOT EXISTS dd (board INTEGER PRIMARY KEY REFERENCES deals(board), tricks TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY, match TEXT NOT NULL, room TEXT NOT NULL, board INTEGER, kind TEXT NOT NULL,
     detail TEXT NOT NULL, at REAL NOT NULL
@@ -177,17 +182,47 @@ class ResultsStore:
             DuplicateBoardError: that board is already finished in that match and room (the store is unchanged).
             StoreError: the board is not one of the run's deals, or the match is unknown.
         """
+        self.commit_boards(match, [(room, record, incidents)])
+
+    def commit_boards(self, match: str, rooms: Sequence[tuple[str, BoardRecord, Iterable[str]]],
+                      dd: Optional[tuple[int, list]] = None) -> None:
+        """Record several rooms' results (``(room, record, incidents)``) and optionally a deal's double-dummy table
+        ``(board, tricks)`` in one transaction: all of them are on disk when this returns, or none (self-play
+        commits both rooms of a board at once, so a crash never leaves one room of it).
+
+        Raises: as ``commit_board``, for any of them (the store is then unchanged).
+        """
         try:
             with self._tx() as db:
-                db.execute(
+                db.executemany(
                     "INSERT INTO results (match, room, board, record, incidents, finished) VALUES (?, ?, ?, ?, ?, ?)",
-                    (match, room, record.board, record.to_json(), json.dumps(list(incidents)), time.time()),
-                )
+                    [(match, room, record.board, record.to_json(), json.dumps(list(incidents)), time.time())
+                     for room, record, incidents in rooms])
+                if dd is not None:
+                    db.execute("INSERT OR REPLACE INTO dd (board, tricks) VALUES (?, ?)", (dd[0], json.dumps(dd[1])))
         except sqlite3.IntegrityError as exc:
+            boards = ", ".join(f"board {r.board} ({room or 'the only room'})" for room, r, _ in rooms)
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
-                raise DuplicateBoardError(
-                    f"board {record.board} of {match} ({room or 'the only room'}) is already finished") from None
-            raise StoreError(f"board {record.board} of {match}: {exc}") from None
+                raise DuplicateBoardError(f"{match}: {boards}: already finished") from None
+            raise StoreError(f"{match}: {boards}: {exc}") from None
+
+    def void_board(self, match: str, rooms: Iterable[str], board: int, detail: str) -> None:
+        """Void ``board`` for good in each of ``rooms`` (an ``error`` incident each, in one transaction): it is not
+        played again; ``errors`` lists it."""
+        now = time.time()
+        with self._tx() as db:
+            db.executemany("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                           [(match, room, board, "error", detail, now) for room in rooms])
+
+    def errors(self, match: str) -> dict[int, str]:
+        """The boards of ``match`` voided for good (``void_board``), each with its error."""
+        rows = self._db.execute("SELECT board, detail FROM incidents WHERE match = ? AND kind = 'error' ORDER BY id",
+                                (match,))
+        return {board: detail for board, detail in rows}
+
+    def dd_tables(self) -> dict[int, list]:
+        """The double-dummy tables stored, by board: ``tricks[strain][seat]`` as ``engine.dds.DDTable`` holds them."""
+        return {board: json.loads(tricks) for board, tricks in self._db.execute("SELECT board, tricks FROM dd")}
 
     def finished(self, match: str, room: str) -> set[int]:
         rows = self._db.execute("SELECT board FROM results WHERE match = ? AND room = ?", (match, room))

@@ -1,8 +1,13 @@
-"""Self-play: tables of engine players wired in-process (no TCP, no protocol).
+"""One board at an in-process table (no TCP, no protocol): ``play_board``.
 
-``play_board`` runs one board at a table of four ``engine.Player`` seats. Each seat is told only what it may know
-(``engine.SeatView``): its hand, the auction, and during the play dummy and the cards played; declarer chooses
-dummy's cards. Tournaments over many boards and an executor build on this.
+The table has four ``engine.Player`` seats. Each seat is told only what it may know (``engine.SeatView``): its
+hand, the auction, and during the play dummy and the cards played; declarer chooses dummy's cards. Tournaments over
+many boards (``robot.selfplay.run``) build on this.
+
+``limit_seconds`` is a hard limit per decision: each call and card is asked with that deadline, and a decision the
+deadline cut short (``cut_short``) raises ``DecisionOverLimit``. A self-play run voids such a board rather than
+keep it, because a cut-short decision depends on the machine's load, and a board must replay the same from its
+seed.
 """
 
 from __future__ import annotations
@@ -12,23 +17,37 @@ from typing import Mapping
 
 from squeeze.engine.auction import Auction
 from squeeze.engine.board import Play
-from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
 from squeeze.engine.player import Player
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.engine.view import SeatView
 
-__all__ = ["play_board"]
+__all__ = ["play_board", "DecisionOverLimit"]
+
+
+class DecisionOverLimit(BridgeError):
+    """A robot's call or card was cut short by the hard limit per decision."""
 
 
 def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
-               play: bool = True) -> tuple[BoardRecord, Play | None]:
+               play: bool = True, limit_seconds: float | None = None) -> tuple[BoardRecord, Play | None]:
     """Bid ``deal`` as board number ``board`` (which sets dealer and vulnerability) with ``robots[seat]`` at each
     seat, then, if ``play`` and it was not passed out, play it out.
 
     Returns the record, with a ``CallNote`` per call (alert, explanation, seconds the robot took) and a ``CardNote``
     per card (reason, seconds) and the seconds each side took, and the ``Play`` (``None`` when passed out or when
-    only the auction was run). Errors from a robot propagate (``BridgeError`` for an illegal call or card).
+    only the auction was run). Errors from a robot propagate (``BridgeError`` for an illegal call or card,
+    ``DecisionOverLimit`` past ``limit_seconds``; see the module doc).
     """
+
+    def deadline() -> float | None:
+        return None if limit_seconds is None else time.monotonic() + limit_seconds
+
+    def check(cut_short: bool, seat: Seat, what: str) -> None:
+        if cut_short:
+            raise DecisionOverLimit(f"board {board}: {seat.name.title()}'s {what} was cut short by the hard limit "
+                                    f"of {limit_seconds:g} s per decision")
+
     dealer, vul = dealer_for_board(board), vul_for_board(board)
     auction = Auction(dealer)
     call_notes: list[CallNote] = []
@@ -37,8 +56,9 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
         seat = auction.next_seat
         view = SeatView(seat, deal[seat], auction, vul, board=board)
         start = time.perf_counter()
-        choice = robots[seat].bid(view)
+        choice = robots[seat].bid(view, deadline())
         seconds = time.perf_counter() - start
+        check(choice.cut_short, seat, f"call after {len(auction.calls)} calls")
         side_seconds[not seat.is_ns] += seconds
         call_notes.append(CallNote(choice.alert, choice.describe(), seconds))
         auction = auction.then(choice.call)  # raises on an illegal call
@@ -54,8 +74,9 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
         seat = p.declarer if mover == p.dummy else mover
         view = SeatView.from_play(p, seat, auction=auction, vul=vul, board=board)
         start = time.perf_counter()
-        decision = robots[seat].play(view)
+        decision = robots[seat].play(view, deadline())
         seconds = time.perf_counter() - start
+        check(decision.cut_short, seat, f"card {len(p.cards) + 1}")
         side_seconds[not seat.is_ns] += seconds
         card_notes.append(CardNote(decision.reason, seconds))
         p = p.then(decision.card)  # raises IllegalCardError on an illegal card
