@@ -450,8 +450,10 @@ class TableMachine:
         return out
 
     def _choose_seat(self, team: str) -> Optional[Seat]:
-        """A free seat for an ``ANYPL`` connection: on the side already named ``team``, else on an unnamed side."""
-        free = [s for s in Seat if self._seats[s] is None or (self._seats[s].conn is None and self._seats[s].team == team)]
+        """A free seat for an ``ANYPL`` connection: on the side already named ``team``, else on an unnamed side. A seat
+        nobody has held comes before one whose player dropped (that player is likely to come back and ask for it)."""
+        free = [s for s in Seat if self._seats[s] is None] + [
+            s for s in Seat if self._seats[s] is not None and self._seats[s].conn is None and self._seats[s].team == team]
         for s in free:
             if self.teams[0 if s.is_ns else 1] == team:
                 return s

@@ -612,7 +612,8 @@ def tm_cmd(
     """Run a Blue Chip table manager: one port, many tables, clocks, every finished board stored before the table
     moves on; PBN, LIN and summary.json under --out; live events over MQTT with --mqtt (follow them with squeeze
     watch). Exit code 0 when every match is over, 1 when stopped by a signal (continue with --resume), 2 on bad
-    input."""
+    input (a read-only results folder too), 3 when a result could not be written (disk full, folder made
+    read-only): it stops at once, nothing unsaved counted; continue with --resume."""
     from squeeze.robot.tm.run import RunError, run_tm
 
     mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)

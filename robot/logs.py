@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import weakref
 from typing import Literal, TextIO
 
 import structlog
@@ -18,6 +19,38 @@ import structlog
 __all__ = ["configure_logging", "LEVELS"]
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+class _Tolerant:
+    """The log stream, minus its failures: a log line that cannot be written (stderr redirected to a full disk, a
+    closed pipe) is dropped rather than raised into the code that logged it - a table manager must not lose a
+    board, or stop in the middle of stopping, because its log cannot be written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except (OSError, ValueError):  # (ValueError: the stream was closed)
+            pass
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+_WRAPPED: "weakref.WeakKeyDictionary[TextIO, _Tolerant]" = weakref.WeakKeyDictionary()
+
+
+def _tolerant(stream: TextIO) -> _Tolerant:
+    """One wrapper a stream (structlog keeps a write lock per file object: the same object, the same lock)."""
+    try:
+        return _WRAPPED.setdefault(stream, _Tolerant(stream))
+    except TypeError:  # a stream that takes no weak reference
+        return _Tolerant(stream)
 
 
 def configure_logging(level: str = "info", format: Literal["auto", "json", "pretty"] = "auto",
@@ -43,6 +76,6 @@ def configure_logging(level: str = "info", format: Literal["auto", "json", "pret
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
         # sys.stderr looked up at each event, not now: a test runner (or a daemon) may swap the stream later
-        logger_factory=lambda *_: structlog.PrintLogger(stream if stream is not None else sys.stderr),
+        logger_factory=lambda *_: structlog.PrintLogger(_tolerant(stream if stream is not None else sys.stderr)),
         cache_logger_on_first_use=False,
     )

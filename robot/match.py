@@ -214,6 +214,8 @@ async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path |
                 problems.append(f"no board finished for {stall_seconds:.0f} s: the match was stopped")
                 break
         done.cancel()
+        if manager.failure is not None:  # the manager stopped: a board could not be stored (disk full, read-only)
+            problems.append(f"the table manager stopped: {manager.failure}")
     finally:
         await manager.close()
         for r in robots:

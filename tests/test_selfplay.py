@@ -222,9 +222,11 @@ def test_a_robot_error_voids_its_board_in_both_rooms_and_the_run_goes_on(tmp_pat
 
 def test_strict_stops_at_a_robot_error_without_voiding(tmp_path, team_files):
     s = settings(tmp_path, team_files, boards=3, workers=1, decision_seconds=1e-9, strict=True)
-    with pytest.raises(StrictStop, match="board 1: .*hard limit"):
+    # every card search is cut short at once; which board's error comes first depends on whether the bidder (which
+    # checks its deadline between rules) finished a board's auction in time, so any board may be the one
+    with pytest.raises(StrictStop, match=r"board \d+: .*hard limit"):
         run_selfplay(s, teams(team_files))
-    assert results(tmp_path) == ([], {})  # nothing voided: the same command plays board 1 again
+    assert results(tmp_path)[1] == {}  # nothing voided: the same command plays that board again
 
 
 def test_without_dask_the_executor_says_what_to_install(monkeypatch):

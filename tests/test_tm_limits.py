@@ -103,7 +103,7 @@ async def test_idle_connections_and_too_many_from_one_address_are_closed(tmp_pat
             other_reader, _w2 = await raw_connection(tm.port)
             third_reader, _w3 = await raw_connection(tm.port)
             assert (await read_all(third_reader)).startswith(b"Error: Too many connections from 127.0.0.1")
-            assert await read_all(idle_reader) == b""
+            assert await read_all(idle_reader) == b"Error: No Connecting line within 0.3 s\r\n"
         assert closed_because(logs, "idle: no Connecting line within 0.3 s")
         assert [e for e in logs if e["event"] == "tm.refused" and "more than 2 connections" in e["reason"]]
 

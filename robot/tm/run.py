@@ -3,7 +3,9 @@
 ``prepare_run`` is the part that can fail on bad input (a bad boards file, match file or range, a folder that
 already holds a run, a resume with other boards) and raises ``RunError`` with the reason before anything listens;
 ``run_tm`` serves. SIGTERM and SIGINT stop the server cleanly: what finished is in the store, and the files are
-written from it; ``--resume`` continues.
+written from it; ``--resume`` continues. A store write that fails (disk full, read-only folder) stops the server
+too (``EXIT_STORE_FAILED``, the reason on stderr): every board counted is in the store, the one that could not be
+written is not, and ``--resume`` plays it once the folder is writable again.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import dataclasses
 import hashlib
 import signal
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -23,12 +26,13 @@ from .export import write_outputs
 from .plan import MatchSpec, PlanError, load_boards, load_match_file, parse_board_range, random_boards
 from ..events import EventPublisher
 from .server import TableManager
-from .store import STORE_FILE, ResultsStore, StoreError
+from .store import STORE_FILE, ResultsStore, StoreError, StoreWriteError
 
-__all__ = ["RunError", "prepare_run", "run_tm", "EXIT_DONE", "EXIT_STOPPED"]
+__all__ = ["RunError", "prepare_run", "run_tm", "EXIT_DONE", "EXIT_STOPPED", "EXIT_STORE_FAILED"]
 
 EXIT_DONE = 0  #: every match played out
 EXIT_STOPPED = 1  #: stopped by a signal before the end (resume with --resume)
+EXIT_STORE_FAILED = 3  #: stopped because the results store could not write (resume with --resume once it can)
 
 _log = structlog.get_logger("squeeze.tm")
 
@@ -67,13 +71,21 @@ def prepare_run(settings: TableManagerSettings, *, resume: bool) -> tuple[Result
             raise RunError(f"{folder}: the boards or rooms differ from those of the run being resumed (give the "
                            "same --boards, --board-range, --seed and --rooms as when it started)")
     else:
-        store.set_plan(boards, plan)
+        try:
+            store.set_plan(boards, plan)
+        except StoreError as exc:
+            store.close()
+            raise RunError(str(exc)) from None
     return store, matches
 
 
 async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: Optional[list[MatchSpec]],
                  publisher: Optional[EventPublisher], deal_delay_seconds: Optional[float]) -> int:
-    tm = TableManager(settings, store, matches, publisher=publisher, deal_delay_seconds=deal_delay_seconds)
+    try:
+        tm = TableManager(settings, store, matches, publisher=publisher, deal_delay_seconds=deal_delay_seconds)
+    except StoreWriteError as exc:  # (the match file's matches could not be stored)
+        _stopped_on_store(str(exc), 0)
+        return EXIT_STORE_FAILED
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -88,6 +100,9 @@ async def _serve(settings: TableManagerSettings, store: ResultsStore, matches: O
     stopped.cancel()
     await tm.close()
     _log.info("tm.stopped", finished=finished, committed=tm.committed)
+    if tm.failure is not None:
+        _stopped_on_store(tm.failure, tm.committed)
+        return EXIT_STORE_FAILED
     return EXIT_DONE if finished else EXIT_STOPPED
 
 
@@ -108,6 +123,13 @@ async def start_publisher(mqtt: Optional[MqttSettings]) -> Optional[EventPublish
     return publisher
 
 
+def _stopped_on_store(reason: str, committed: int) -> None:
+    print(f"squeeze tm: stopped, the results store cannot write: {reason}\n"
+          f"squeeze tm: {committed} boards were stored by this run before it stopped; nothing unsaved was counted. "
+          "Make the results folder writable (or free space), then continue with --resume.", file=sys.stderr,
+          flush=True)
+
+
 async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[MqttSettings]) -> int:
     # the publisher first: an embedded broker that cannot listen stops the run before the store is created
     publisher = await start_publisher(mqtt)
@@ -115,6 +137,8 @@ async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[Mqtt
         store, matches = prepare_run(settings, resume=resume)
         try:
             code = await _serve(settings, store, matches, publisher, None if mqtt is None else mqtt.deal_delay_seconds)
+            if code == EXIT_STORE_FAILED:  # (the folder cannot take the files either; the store holds what counts)
+                return code
             summary = write_outputs(store, settings.results_dir)
             print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
             return code

@@ -11,7 +11,11 @@ the room; ``ANYPL`` goes to the first room where the team has a free seat. The m
 
 Durability. A finished board (``BoardFinished``) is committed to the ``ResultsStore`` *before* any line that the
 same input produced is sent, so no table starts its next board before the last one is on disk. Boards already in
-the store are not queued again (``--resume``), and the store refuses a second result for a board.
+the store are not queued again (``--resume``), and the store refuses a second result for a board. A write that
+fails (disk full, read-only folder: ``StoreWriteError``) stops the whole manager at once (``failure`` says why):
+every connection gets an ``Error`` line and is closed, nothing the failed input produced is sent, and the board
+that could not be stored is not counted; it is played again after ``--resume``. Carrying on would let that table
+move on past a board that is in no store.
 
 Clocks. Every tick the server looks at what each table waits for (``TableMachine.waiting_for``): a seat whose call
 or card takes longer than ``seconds_per_call``/``seconds_per_card``, whose side's thinking time on the board passes
@@ -26,8 +30,9 @@ restarts once it is ready to start) or, JobScheffers-style, continue on a new so
 resends what it missed). Past the hold the board in progress is voided and restarted, to be played from the start
 when the seat returns; a board is never half-counted.
 
-Limits (``[tm]``): line length, lines per second, connections per address, idle time before the first line, a
-socket that does not read what we send. A connection over a limit is closed with a log line saying which; nothing
+Limits (``[tm]``): line length, lines per second, connections per address, idle time before the first line (a
+deadline from opening, so bytes trickled without a line end - slowloris - do not extend it; a seated connection
+likewise has ``idle_seconds`` to end a line it started), a socket that does not read what we send. A connection over a limit is closed with a log line saying which; nothing
 one connection does reaches another table. With ``strict``, a compliance report per connection lists every line
 that is not canonical protocol 18.
 
@@ -63,7 +68,7 @@ from squeeze.robot.events import EventPublisher, TableFeed, table_id
 
 from .compliance import ComplianceReport
 from .plan import ROOMS, MatchSpec
-from .store import DuplicateBoardError, ResultsStore
+from .store import DuplicateBoardError, ResultsStore, StoreWriteError
 
 __all__ = ["TableManager", "Match", "Table", "READ_CHUNK", "MAX_UNSENT_BYTES"]
 
@@ -141,10 +146,12 @@ class Match:
         """The room where team ``role`` takes ``seat`` (``None``: the first room with a seat free for it)."""
         if seat is not None:
             return self.tables[((0 if seat.is_ns else 1) ^ role) % len(self.tables)]
-        for i, t in enumerate(self.tables):
-            side_ns = (role ^ i) == 0
-            if any(s.is_ns == side_ns and s not in t.conns for s in Seat):
-                return t
+        # a seat nobody holds first: a held seat's player (dropped) is likely to come back and ask for it
+        for free in (lambda t, s: s not in t.conns and s not in t.held, lambda t, s: s not in t.conns):
+            for i, t in enumerate(self.tables):
+                side_ns = (role ^ i) == 0
+                if any(s.is_ns == side_ns and free(t, s) for s in Seat):
+                    return t
         return self.tables[0]
 
     @property
@@ -197,6 +204,7 @@ class TableManager:
         self._done = asyncio.Event()
         self.port: Optional[int] = None
         self.committed = 0  #: boards committed by this process
+        self.failure: Optional[str] = None  #: why the manager stopped, when a store write failed
         self.reports: list[ComplianceReport] = []
 
     # --- matches ------------------------------------------------------------------------------------------------
@@ -214,6 +222,10 @@ class TableManager:
                 finished = [r.record for r in stored if r.match == name and r.room == room]
                 table.feed = TableFeed(self.publisher, self.settings.event, table_id(name, room),
                                        deal_delay_seconds=self.deal_delay_seconds, finished=finished)
+            # Resumed with every board of this room stored: it is over. Its robots may already have had their End
+            # of session (from the manager that was killed right after sending it) and will never come back to
+            # collect it; a robot that does come is still seated and told the session has ended.
+            table.done = not queue
             match.tables.append(table)
         self.matches[name] = match
         return match
@@ -243,7 +255,7 @@ class TableManager:
         if len(self.matches) >= self.settings.max_matches:
             return f"No table is free for team {team!r} ({self.settings.max_matches} matches are open)"
         name = self._new_match_name(team)
-        self.store.add_match(name, self.settings.rooms)
+        self._stored(self.store.add_match, name, self.settings.rooms)
         match = self._open_match(name, self.settings.rooms, [None, None])
         _log.info("tm.match_opened", match=name, team=team, rooms=self.settings.rooms)
         role = 1 if msg.seat is not None and not msg.seat.is_ns else 0
@@ -311,6 +323,8 @@ class TableManager:
         _log.info("tm.connected", conn=cid, peer=peer)
         try:
             await self._read(conn, reader)
+        except StoreWriteError:  # (``_fail`` has already stopped everything and said why)
+            pass
         except (ConnectionError, OSError) as exc:
             self._close(conn, f"connection error: {exc}")
         except Exception:  # a bug must cost one connection, never the server or another table
@@ -322,15 +336,26 @@ class TableManager:
 
     async def _read(self, conn: _Conn, reader: asyncio.StreamReader) -> None:
         s = self.settings
+        # Deadlines, not per-read timeouts: a slowloris peer trickling a byte at a time (no line end) would reset
+        # a per-read timeout forever. An unseated connection has idle_seconds from opening for its first line; a
+        # seated one has idle_seconds to finish a line it has started (a robot sends each line in one write).
+        first_line_by = time.monotonic() + s.idle_seconds
+        partial_since: Optional[float] = None
         while not conn.closed:
-            if conn.table is None:  # not seated yet: it has idle_seconds to say something useful
-                try:
-                    data = await asyncio.wait_for(reader.read(READ_CHUNK), s.idle_seconds)
-                except asyncio.TimeoutError:
-                    self._close(conn, f"idle: no Connecting line within {s.idle_seconds:g} s")
-                    return
+            if conn.table is None:
+                deadline, why = first_line_by, f"idle: no Connecting line within {s.idle_seconds:g} s"
+            elif partial_since is not None:
+                deadline, why = partial_since + s.idle_seconds, f"slow: no line end within {s.idle_seconds:g} s"
             else:
-                data = await reader.read(READ_CHUNK)
+                deadline, why = None, ""
+            try:
+                read = reader.read(READ_CHUNK)
+                data = await (read if deadline is None else asyncio.wait_for(read, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                reason = why.split(": ", 1)[1]
+                self._write(conn, m.ErrorMessage(reason=reason[0].upper() + reason[1:]).format(), conn.table)
+                self._close(conn, why)
+                return
             if not data:
                 self._close(conn, "closed by peer")
                 return
@@ -341,6 +366,10 @@ class TableManager:
             except ProtocolError as exc:
                 self._close(conn, f"line too long: {exc}")
                 return
+            if not conn.buffer.pending:
+                partial_since = None
+            elif lines or partial_since is None:  # (a new line has started)
+                partial_since = time.monotonic()
             for line in lines:
                 if conn.closed:
                     return
@@ -406,6 +435,8 @@ class TableManager:
 
     # --- lines --------------------------------------------------------------------------------------------------
     def _on_line(self, conn: _Conn, line: str) -> None:
+        if self.failure is not None:  # stopped: no input may move a table on
+            return
         table = conn.table
         log = table.log if table is not None else _log
         log.info("tm.line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter, dir="in", line=line)
@@ -503,7 +534,10 @@ class TableManager:
 
     # --- events -------------------------------------------------------------------------------------------------
     def _handle_events(self, table: Table) -> None:
-        for ev in table.machine.events():
+        events = table.machine.events()
+        if self.failure is not None:  # stopped: nothing more is stored (see _fail)
+            return
+        for ev in events:
             if isinstance(ev, PlayerSeated):
                 conn = self._conns.get(ev.connection)
                 if conn is None:
@@ -516,7 +550,7 @@ class TableManager:
                 role = match.role_of(match.tables.index(table), ev.seat)
                 if match.teams[role] is None:
                     match.teams[role] = ev.team
-                    self.store.set_teams(match.name, *match.teams)
+                    self._stored(self.store.set_teams, match.name, *match.teams)
                 table.log.info("tm.seated", conn=conn.id, seat=ev.seat.letter, team=ev.team, rejoined=ev.rejoined)
             elif isinstance(ev, PlayerLeft):
                 table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
@@ -547,7 +581,7 @@ class TableManager:
         rec = dataclasses.replace(record, room=table.room, table=table.match.name,
                                   event=record.event or self.settings.event)
         try:
-            self.store.commit_board(table.match.name, table.room, rec, table.incidents)
+            self._stored(self.store.commit_board, table.match.name, table.room, rec, table.incidents)
         except DuplicateBoardError as exc:  # cannot happen while boards are queued from the store; never count twice
             table.log.error("tm.duplicate_board", board=rec.board, error=str(exc))
             return
@@ -577,21 +611,49 @@ class TableManager:
                 self._feed_failed = True
                 table.log.exception("tm.events_error")
 
+    def _stored(self, write: Callable, *args) -> None:
+        """``write(*args)``, a store write; a failure stops the manager (``_fail``) and is raised again, so that the
+        caller sends nothing that the input produced (the table must not move on past what is not stored)."""
+        if self.failure is not None:
+            raise StoreWriteError(self.failure)
+        try:
+            write(*args)
+        except StoreWriteError as exc:
+            self._fail(str(exc))
+            raise
+
+    def _fail(self, reason: str) -> None:
+        """Stop serving: the store cannot write. Every connection is told and closed; ``wait_done`` returns."""
+        if self.failure is not None:
+            return
+        self.failure = reason
+        self._done.set()  # first: whatever fails below, the run ends
+        if self._server is not None:
+            self._server.close()
+        _log.error("tm.store_failed", error=reason, committed=self.committed,
+                   advice="nothing unsaved was counted: make the results folder writable, then --resume")
+        notice = m.ErrorMessage(reason="The table manager stopped: it cannot save results").format()
+        for conn in list(self._conns.values()):
+            self._write(conn, notice, conn.table)
+            self._close(conn, f"the table manager stopped: {reason}")
+
     def _incident(self, table: Table, kind: str, detail: str) -> None:
         board = table.machine.board.board if table.machine.board is not None else None
         table.incidents.append(f"{kind}: {detail}")
-        self.store.add_incident(table.match.name, table.room, board, kind, detail)
+        self._stored(self.store.add_incident, table.match.name, table.room, board, kind, detail)
         table.log.warning(f"tm.{kind}", board=board, detail=detail)
 
     # --- clocks -------------------------------------------------------------------------------------------------
     async def _tick_forever(self, every: float) -> None:
-        while True:
+        while self.failure is None:
             await asyncio.sleep(every)
             for match in list(self.matches.values()):
                 for table in match.tables:
                     if not table.done:
                         try:
                             self._tick(table, self.clock())
+                        except StoreWriteError:  # (``_fail`` has stopped everything)
+                            return
                         except Exception:  # one table's bug must not stop the clocks of the others
                             table.log.exception("tm.internal_error")
 

@@ -37,7 +37,7 @@ from typing import Iterable, Optional, Sequence
 
 from squeeze.engine.record import BoardRecord
 
-__all__ = ["ResultsStore", "StoreError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA", "STORE_FILE"]
+__all__ = ["ResultsStore", "StoreError", "StoreWriteError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA", "STORE_FILE"]
 
 #: Bumped when the tables change; a store of another schema is refused, never misread.
 STORE_SCHEMA = 1
@@ -66,6 +66,12 @@ CREATE TABLE IF NOT EXISTS incidents (
 
 class StoreError(RuntimeError):
     """The store cannot be used as asked: another schema, another plan, a fresh run over an existing store."""
+
+
+class StoreWriteError(StoreError):
+    """The store could not write (disk full, read-only folder, I/O error): nothing of that write is stored, and the
+    table manager stops rather than let a table move on past a board it could not record (``--resume`` replays it
+    once the folder is writable again)."""
 
 
 class DuplicateBoardError(StoreError):
@@ -101,12 +107,16 @@ class ResultsStore:
             raise StoreError(f"{self.path} already holds a run: resume it (--resume) or choose another folder")
         if not create and not exists:
             raise StoreError(f"{self.path}: no run to resume here")
-        # isolation_level=None: we open every transaction ourselves (BEGIN IMMEDIATE), so nothing is left pending.
-        self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")  # WAL fsync'd at every commit: a result survives a power cut
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_TABLES)  # (autocommit: each CREATE is its own transaction, and idempotent)
+        try:
+            # isolation_level=None: we open every transaction ourselves (BEGIN IMMEDIATE), so nothing is left pending.
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")  # WAL fsync'd at every commit: a result survives a power cut
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_TABLES)  # (autocommit: each CREATE is its own transaction, and idempotent)
+        except sqlite3.OperationalError as exc:  # a read-only folder or file, a full disk
+            raise StoreWriteError(f"cannot open {self.path} for writing: {exc} (is the folder read-only or the "
+                                  "disk full?)") from None
         schema = self._meta("schema")
         if schema is None:
             self._set_meta("schema", str(STORE_SCHEMA))
@@ -123,10 +133,29 @@ class ResultsStore:
             return self.db
 
         def __exit__(self, kind, value, tb) -> None:
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+            if kind is None:
+                try:
+                    self.db.execute("COMMIT")
+                    return
+                except sqlite3.Error:
+                    # SQLite may leave the transaction open after a failed COMMIT (disk full, I/O error); roll it
+                    # back so that the connection is not stuck inside it, then report the failure.
+                    self._rollback()
+                    raise
+            self._rollback()
+
+        def _rollback(self) -> None:
+            if self.db.in_transaction:
+                try:
+                    self.db.execute("ROLLBACK")
+                except sqlite3.Error:  # (SQLite already rolled it back itself)
+                    pass
 
     def _tx(self) -> "ResultsStore._Tx":
         return ResultsStore._Tx(self._db)
+
+    def _write_failed(self, what: str, exc: sqlite3.Error) -> StoreWriteError:
+        return StoreWriteError(f"cannot write {what} to {self.path}: {exc} (is the disk full or the folder read-only?)")
 
     def close(self) -> None:
         self._db.close()
@@ -137,8 +166,11 @@ class ResultsStore:
         return None if row is None else row[0]
 
     def _set_meta(self, key: str, value: str) -> None:
-        with self._tx() as db:
-            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        try:
+            with self._tx() as db:
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"setting {key!r}", exc) from None
 
     def set_plan(self, boards: Iterable[BoardRecord], plan: dict) -> None:
         """Store the boards of a new run and ``plan`` (what else defines the run: rooms, ...), in one transaction.
@@ -148,9 +180,13 @@ class ResultsStore:
         """
         if self._meta("plan") is not None:
             raise StoreError(f"{self.path} already has a plan")
-        with self._tx() as db:
-            db.executemany("INSERT INTO deals (board, record) VALUES (?, ?)", [(b.board, b.to_json()) for b in boards])
-            db.execute("INSERT INTO meta (key, value) VALUES ('plan', ?)", (json.dumps(plan, sort_keys=True),))
+        try:
+            with self._tx() as db:
+                db.executemany("INSERT INTO deals (board, record) VALUES (?, ?)",
+                               [(b.board, b.to_json()) for b in boards])
+                db.execute("INSERT INTO meta (key, value) VALUES ('plan', ?)", (json.dumps(plan, sort_keys=True),))
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed("the plan", exc) from None
 
     def plan(self) -> Optional[dict]:
         text = self._meta("plan")
@@ -162,13 +198,19 @@ class ResultsStore:
 
     # --- matches ------------------------------------------------------------------------------------------------
     def add_match(self, name: str, rooms: int, team_a: Optional[str] = None, team_b: Optional[str] = None) -> None:
-        with self._tx() as db:
-            db.execute("INSERT INTO matches (name, team_a, team_b, rooms, created) VALUES (?, ?, ?, ?, ?)",
-                       (name, team_a, team_b, rooms, time.time()))
+        try:
+            with self._tx() as db:
+                db.execute("INSERT INTO matches (name, team_a, team_b, rooms, created) VALUES (?, ?, ?, ?, ?)",
+                           (name, team_a, team_b, rooms, time.time()))
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"match {name!r}", exc) from None
 
     def set_teams(self, name: str, team_a: Optional[str], team_b: Optional[str]) -> None:
-        with self._tx() as db:
-            db.execute("UPDATE matches SET team_a = ?, team_b = ? WHERE name = ?", (team_a, team_b, name))
+        try:
+            with self._tx() as db:
+                db.execute("UPDATE matches SET team_a = ?, team_b = ? WHERE name = ?", (team_a, team_b, name))
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"the teams of {name!r}", exc) from None
 
     def matches(self) -> list[MatchRow]:
         rows = self._db.execute("SELECT name, team_a, team_b, rooms FROM matches ORDER BY created, name")
@@ -180,6 +222,7 @@ class ResultsStore:
 
         Raises:
             DuplicateBoardError: that board is already finished in that match and room (the store is unchanged).
+            StoreWriteError: the write failed (disk full, read-only, I/O error): the board is not stored.
             StoreError: the board is not one of the run's deals, or the match is unknown.
         """
         self.commit_boards(match, [(room, record, incidents)])
@@ -205,14 +248,20 @@ class ResultsStore:
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
                 raise DuplicateBoardError(f"{match}: {boards}: already finished") from None
             raise StoreError(f"{match}: {boards}: {exc}") from None
+        except sqlite3.OperationalError as exc:
+            boards = ", ".join(f"board {r.board} ({room or 'the only room'})" for room, r, _ in rooms)
+            raise self._write_failed(f"{boards} of {match}", exc) from None
 
     def void_board(self, match: str, rooms: Iterable[str], board: int, detail: str) -> None:
         """Void ``board`` for good in each of ``rooms`` (an ``error`` incident each, in one transaction): it is not
         played again; ``errors`` lists it."""
         now = time.time()
-        with self._tx() as db:
-            db.executemany("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [(match, room, board, "error", detail, now) for room in rooms])
+        try:
+            with self._tx() as db:
+                db.executemany("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                               [(match, room, board, "error", detail, now) for room in rooms])
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"the void of board {board} of {match}", exc) from None
 
     def errors(self, match: str) -> dict[int, str]:
         """The boards of ``match`` voided for good (``void_board``), each with its error."""
@@ -237,9 +286,12 @@ class ResultsStore:
 
     # --- incidents ----------------------------------------------------------------------------------------------
     def add_incident(self, match: str, room: str, board: Optional[int], kind: str, detail: str) -> None:
-        with self._tx() as db:
-            db.execute("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
-                       (match, room, board, kind, detail, time.time()))
+        try:
+            with self._tx() as db:
+                db.execute("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                           (match, room, board, kind, detail, time.time()))
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"an incident of {match}", exc) from None
 
     def incidents(self) -> list[tuple[str, str, Optional[int], str, str]]:
         """``(match, room, board, kind, detail)`` in the order they happened."""
