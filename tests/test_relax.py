@@ -198,3 +198,20 @@ def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(or
             relaxed += "relaxed" in d.reason
     assert worst < 1.0 + MARGIN
     assert relaxed >= 10  # the ladder was exercised: systemless bidding often fits no deal in our reading
+
+
+def test_a_rung_too_unlikely_to_deal_relaxes_after_a_candidate_count_even_without_a_deadline(monkeypatch):
+    """No deadline (self-play): a picture of the hands that almost no deal fits is given up after a fixed number
+    of candidates (reproducible: a count, not a time), and the next rung deals the worlds."""
+    from squeeze.engine.play import relax
+
+    monkeypatch.setattr(relax, "RUNG_CANDIDATES", 2_000)
+    view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
+    rare = {Seat.NORTH: SeatConstraints(predicates=(_never,))}
+    t0 = time.monotonic()
+    with capture_logs() as logs:
+        source = RelaxingSampler(view, rare)
+        worlds = source.sample(10, 1)
+    assert time.monotonic() - t0 < 5
+    assert source.relaxed == "opponents' bidding" and len(worlds) == 10 and source.start == 1
+    assert [e["event"] for e in logs] == ["play.sampling_relaxed"] and "2000" in logs[0]["error"]
