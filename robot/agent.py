@@ -33,7 +33,7 @@ from typing import IO, Optional
 
 import structlog
 
-from squeeze.engine.auction import PASS
+from squeeze.engine.auction import PASS, Call
 from squeeze.engine.cards import Card, Seat
 from squeeze.engine.play.card_player import fallback_card
 from squeeze.engine.player import PlayerParams
@@ -349,8 +349,6 @@ class SeatAgent:
         call, alert, explanation = PASS, False, ""
         if decision is not None:
             try:
-                from squeeze.engine.auction import Call
-
                 call = Call.parse(decision.value)
                 alert, explanation = decision.alert, decision.explanation
             except Exception as exc:  # an engine answer we cannot read: pass

@@ -33,13 +33,14 @@ from typing import Callable, Optional
 import structlog
 
 from squeeze.config.settings import MqttSettings, TableManagerSettings
+from squeeze.engine.board import PublicPlay
 from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.scoring import imps
 
 from .stats import imp_summary, victory_points
 from .tm.export import write_outputs
-from .tm.plan import MatchSpec
+from .tm.plan import ROOMS, MatchSpec
 from .tm.run import prepare_run, start_publisher
 from .tm.server import TableManager
 
@@ -121,8 +122,6 @@ def match_summary(records: list[BoardRecord], teams: tuple[str, str]) -> dict:
                 if note.seconds is not None:
                     think[_team_of(r, r.auction.seat_of(i), teams)].append(note.seconds)
         if r.card_notes and r.contract is not None:
-            from squeeze.engine.board import PublicPlay
-
             players = PublicPlay(r.contract, r.play).players
             for seat, note in zip(players, r.card_notes):
                 if note.seconds is not None:
@@ -191,7 +190,7 @@ async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path |
         last_count, last_change = -1, time.monotonic()
         while not done.done():
             await asyncio.wait({done}, timeout=0.25)
-            count = len(store.results())
+            count = sum(len(store.finished(MATCH_NAME, room)) for room in ROOMS[2])  # (no records read)
             if count != last_count:
                 last_count, last_change = count, time.monotonic()
             if on_progress is not None:

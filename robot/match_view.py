@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
+from squeeze.engine.scoring import imps
+
 __all__ = ["MatchView"]
 
 
@@ -22,6 +24,7 @@ class MatchView:
         self.console = console or Console()
         self._live: Optional[Live] = None
         self._reported = 0
+        self._score_at: tuple[int, str] = (-1, "no board compared yet")  # (boards finished, score line) cached
 
     @contextlib.contextmanager
     def live(self) -> Iterator["MatchView"]:
@@ -41,24 +44,25 @@ class MatchView:
         elif progress["finished"] > self._reported:
             self._reported = progress["finished"]
             print(f"squeeze match: {progress['finished']}/{progress['total']} boards finished "
-                  f"({self._score(manager)})", file=sys.stderr, flush=True)
+                  f"({self._score(manager, progress['finished'])})", file=sys.stderr, flush=True)
 
-    def _score(self, manager) -> str:
-        if manager is None:
-            return "no board compared yet"
-        from squeeze.engine.scoring import imps
-
+    def _score(self, manager, finished: int = 0) -> str:
+        """The running score, read from the store only when another board has finished (the view is redrawn
+        several times a second)."""
+        if manager is None or finished == self._score_at[0]:
+            return self._score_at[1]
         scores: dict[int, dict[str, int]] = {}
         for row in manager.store.results():
             scores.setdefault(row.board, {})[row.room] = row.record.score_ns()
         swings = [imps(s["Open"] - s["Closed"]) for s in scores.values() if len(s) == 2]
         a = sum(v for v in swings if v > 0)
         b = -sum(v for v in swings if v < 0)
-        return f"{self.teams[0]} {a} - {b} {self.teams[1]} IMPs after {len(swings)} boards"
+        self._score_at = (finished, f"{self.teams[0]} {a} - {b} {self.teams[1]} IMPs after {len(swings)} boards")
+        return self._score_at[1]
 
     def _render(self, manager, progress: dict) -> Table:
         t = Table(title=f"{self.teams[0]} v {self.teams[1]}: {progress['finished']} of {progress['total']} "
-                        f"boards finished — {self._score(manager)}")
+                        f"boards finished — {self._score(manager, progress['finished'])}")
         t.add_column("room")
         t.add_column("board", justify="right")
         t.add_column("contract")
