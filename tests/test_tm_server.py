@@ -173,3 +173,35 @@ async def test_no_timing_sends_no_timing_line(tmp_path):
             assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
     sent = [e["line"] for e in logs if e["event"] == "tm.line" and e["dir"] == "out"]
     assert "End of session" in sent and not [line for line in sent if line.startswith("Timing")]
+
+
+async def test_a_continuation_that_could_belong_to_two_tables_is_refused_and_the_robot_says_connecting(tmp_path):
+    """Robots of both rooms on one address: a new socket that only continues ``East``'s lines cannot be told from the
+    other room's East (whose old socket the manager may not have seen close yet), so it is refused with a clear
+    error instead of being seated at whichever table the line also fits; the robot then names its team."""
+    from squeeze.protocol.client import CardReceived
+
+    def mid_play(ev, c):
+        return (isinstance(ev, CardReceived) and c.machine.board == 2 and len(c.machine.cards) >= 9
+                and c.machine.unanswered_lines())
+
+    async with InProcessTM(tmp_path, boards=2, seed=3, rooms=2) as tm:
+        open_clients = four_clients(tm.port, seed=1)
+        closed_clients = four_clients(tm.port, teams=("EW team", "NS team"), seed=2)
+        open_clients[1].kill_when = mid_play
+        for c in closed_clients:  # the closed room plays slowly: still live when the open room's East comes back
+            c.delay_when = lambda ev, c: 0.03
+        tasks = await start_in_order(open_clients) + await start_in_order(closed_clients)
+        (match,) = tm.manager.matches.values()  # (made when the teams came)
+        open_room, closed_room = match.tables
+        assert await asyncio.wait_for(tasks[1], 30) == "killed"
+        await until(lambda: E in open_room.held)
+        assert await asyncio.wait_for(open_clients[1].resume(), 10) in ("refused", "closed")
+        assert open_clients[1].table_errors[-1:] == [
+            "Error: Cannot tell which table this line continues (2 tables have East from 127.0.0.1): send "
+            "'Connecting \"<team>\" as East using protocol version 18'"]
+        assert E not in closed_room.held and closed_room.conns[E] is not None  # the other East was never touched
+        tasks[1] = asyncio.create_task(open_clients[1].rejoin())
+        assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 8
+        rows = tm.store.results()
+        assert sorted((r.room, r.board) for r in rows) == [("Closed", 1), ("Closed", 2), ("Open", 1), ("Open", 2)]

@@ -5,7 +5,8 @@ already holds a run, a resume with other boards) and raises ``RunError`` with th
 ``run_tm`` serves. SIGTERM and SIGINT stop the server cleanly: what finished is in the store, and the files are
 written from it; ``--resume`` continues. A store write that fails (disk full, read-only folder) stops the server
 too (``EXIT_STORE_FAILED``, the reason on stderr): every board counted is in the store, the one that could not be
-written is not, and ``--resume`` plays it once the folder is writable again.
+written is not, and ``--resume`` plays it once the folder is writable again. The same exit code when every board
+is stored but the files cannot be written at the end: ``--resume`` then only writes them.
 """
 
 from __future__ import annotations
@@ -139,7 +140,14 @@ async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[Mqtt
             code = await _serve(settings, store, matches, publisher, None if mqtt is None else mqtt.deal_delay_seconds)
             if code == EXIT_STORE_FAILED:  # (the folder cannot take the files either; the store holds what counts)
                 return code
-            summary = write_outputs(store, settings.results_dir)
+            try:
+                summary = write_outputs(store, settings.results_dir)
+            except OSError as exc:  # (a full disk or read-only folder at the very end: the store has every board)
+                print(f"squeeze tm: stopped, the results files cannot be written to {settings.results_dir}: "
+                      f"{exc.strerror or exc}\nsqueeze tm: every finished board is in the results store; make the "
+                      "folder writable (or free space), then run the same command with --resume to write the files.",
+                      file=sys.stderr, flush=True)
+                return EXIT_STORE_FAILED
             print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
             return code
         finally:

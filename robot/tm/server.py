@@ -27,7 +27,8 @@ and into the record of the board that finishes.
 
 Drops. A seat whose socket closes is held ``hold_seconds``: it may come back with a fresh ``Connecting`` (the board
 restarts once it is ready to start) or, JobScheffers-style, continue on a new socket with its next line (the table
-resends what it missed). Past the hold the board in progress is voided and restarted, to be played from the start
+resends what it missed) where that line can name only one live table (robots of several tables on one address must
+say ``Connecting`` again: a continuation that fits two tables is refused with a clear error). Past the hold the board in progress is voided and restarted, to be played from the start
 when the seat returns; a board is never half-counted.
 
 Limits (``[tm]``): line length, lines per second, connections per address, idle time before the first line (a
@@ -463,19 +464,29 @@ class TableManager:
                 return
             self._feed(target, conn, line)
             return
-        # JobScheffers-style continuation: the machine attaches it to its seat if that seat is free at that table.
+        # JobScheffers-style continuation: a held seat's next line on a new socket, with no team in it. Which table
+        # it continues is known only by the seat and the address it comes from, so it is taken only where that is
+        # unambiguous: exactly one live table has this seat played from this address. With two (robots of several
+        # tables on one host), a line that also fits the other table would seat the robot at the wrong table and
+        # leave its own table waiting for ever (the manager may not yet have seen its old socket close); the robot
+        # is told to say Connecting instead, which names its team.
         seat = getattr(msg, "seat", None)
-        candidates = [t for mt in self.matches.values() for t in mt.tables
-                      if not t.done and any(s not in t.conns and s in t.held for s in Seat)]
-        # the same address first: the robot that dropped is most likely the one coming back
-        candidates.sort(key=lambda t: 0 if t.peers.get(seat) == conn.peer else 1)
-        for table in candidates:
+        mine = [t for mt in self.matches.values() for t in mt.tables
+                if not t.done and seat is not None and t.peers.get(seat) == conn.peer]
+        if len(mine) > 1:
+            self._refuse(conn, line, f"Cannot tell which table this line continues ({len(mine)} tables have "
+                                     f"{m.seat_name(seat)} from {conn.peer}): send 'Connecting \"<team>\" as "
+                                     f"{m.seat_name(seat)} using protocol version 18'")
+            return
+        if mine and seat not in mine[0].conns and seat in mine[0].held:
+            table = mine[0]
             try:
                 out = table.machine.receive(conn.id, line)
             except ProtocolError:
-                continue
-            self._after(table, out)
-            return
+                pass
+            else:
+                self._after(table, out)
+                return
         self._refuse(conn, line, "Expected 'Connecting \"<team>\" as <seat> using protocol version 18'")
 
     def _refuse(self, conn: _Conn, line: str, reason: str) -> None:

@@ -37,6 +37,7 @@ from squeeze.protocol.client import (
     DealAnnounced, DummyRevealed, HandReceived, SeatAssigned, TeamsAnnounced, TimingReceived, TrickComplete,
 )
 from squeeze.robot.tm.store import STORE_FILE, ResultsStore
+from event_tools import Collector, Mosquitto
 from tm_client import DIALECTS, ScriptedClient, start_in_order
 
 SQUEEZE = str(Path(sys.executable).with_name("squeeze"))
@@ -92,7 +93,7 @@ class TMProcess:
     reconnect to it). ``up`` is set while it listens; its stderr goes to ``folder/tm-N.err``, one file a start."""
 
     def __init__(self, folder: Path, *, matches: int, boards: int, seed: int = 1, hostile_table: bool = False,
-                 **tm_settings) -> None:
+                 mqtt_url: Optional[str] = None, **tm_settings) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.out = self.folder / "out"
@@ -101,7 +102,7 @@ class TMProcess:
         if hostile_table:  # one more table, for the hostile clients' own (flooding) seat
             with self.match_file.open("a") as f:
                 f.write(f'[[match]]\nname = "hostile"\nteams = ["{HOSTILE_TEAMS[0]}", "{HOSTILE_TEAMS[1]}"]\nrooms = 1\n')
-        self.boards, self.seed = boards, seed
+        self.boards, self.seed, self.mqtt_url = boards, seed, mqtt_url
         # every client comes from 127.0.0.1: allow all of them (and the hostile ones) from one address
         self.env = {**os.environ, "SQUEEZE_LOG__LEVEL": os.environ.get("RL_LOG", "warning"), "SQUEEZE_LOG__FORMAT": "json",
                     "SQUEEZE_TM__CONNECTIONS_PER_ADDRESS": str(8 * matches + 64)}
@@ -114,7 +115,8 @@ class TMProcess:
 
     async def start(self, *, resume: bool = False) -> int:
         argv = [SQUEEZE, "tm", "--port", str(self.port), "--out", str(self.out), "--random-boards", str(self.boards),
-                "--seed", str(self.seed), "--rooms", "2", "--match", str(self.match_file)]
+                "--seed", str(self.seed), "--rooms", "2", "--match", str(self.match_file),
+                *(["--mqtt", self.mqtt_url] if self.mqtt_url else [])]
         path = self.folder / f"tm-{self.starts}.err"
         self.starts += 1
         for _ in range(50):  # the port of a killed manager may take a moment to be free again
@@ -124,7 +126,7 @@ class TMProcess:
                                                              stdout=asyncio.subprocess.PIPE,
                                                              stderr=asyncio.subprocess.PIPE, env=self.env)
             self._drain = asyncio.create_task(self._keep_log(self.proc, path))
-            line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
+            line = await self._first_lines()
             if "listening on" in line:
                 break
             code = await self.proc.wait()
@@ -135,6 +137,14 @@ class TMProcess:
         self.port = int(line.rsplit(":", 1)[1])
         self.up.set()
         return self.port
+
+    async def _first_lines(self) -> str:
+        """Its stdout up to the ``listening on`` line (a publishing manager first names its broker); ``""`` if it
+        exited before listening. The rest of its stdout (a line or two at the end) is left in the pipe."""
+        while True:
+            line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
+            if not line or "listening on" in line:
+                return line
 
     @staticmethod
     async def _keep_log(proc: asyncio.subprocess.Process, path: Path) -> None:
@@ -193,13 +203,16 @@ class TMProcess:
 class FaultPlan:
     """What a run injects. ``drop_rate``: chance of a drop at each client event once every drop point has had one
     (until then 1 in 2); ``max_drops``: drops in all; ``tm_kills``/``disk_full``: manager faults, spread at random
-    over the run; ``process_seats``: the first table's seats run as processes, ``process_kills`` of them SIGKILLed."""
+    over the run; ``process_seats``: the first table's seats run as processes, ``process_kills`` of them SIGKILLed;
+    ``broker_restarts``: the manager publishes its live events to a mosquitto of the run's own, which is SIGKILLed
+    and started again this many times (the tables must not notice; events must flow again afterwards)."""
 
     drop_rate: float = 0.002
     max_drops: int = 40
     tm_kills: int = 0
     disk_full: int = 0
     process_kills: int = 0
+    broker_restarts: int = 0
     hold_seconds: float = 0.4
 
 
@@ -213,6 +226,7 @@ class Report:
     mismatched: int = 0
     stuck: int = 0
     voided: int = 0
+    events: int = 0  #: live events the run's watcher received over MQTT (with a broker)
     seconds: float = 0.0
     rss_start_mib: float = 0.0
     rss_end_mib: float = 0.0
@@ -327,13 +341,31 @@ async def run_tables(folder: Path, *, matches: int, boards: int, seed: int = 1, 
     with ``faults`` injected; returns the audit. ``hostile(tm)``, a coroutine, runs beside the tables."""
     rng = random.Random(seed)
     plan = faults or FaultPlan(max_drops=0)
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    broker = Mosquitto(folder).start() if plan.broker_restarts else None
     tm = TMProcess(folder, matches=matches, boards=boards, seed=seed, hold_seconds=plan.hold_seconds,
-                   hostile_table=hostile is not None, idle_seconds=IDLE_SECONDS)
+                   hostile_table=hostile is not None, idle_seconds=IDLE_SECONDS,
+                   mqtt_url=broker.url if broker is not None else None)
+    try:
+        return await _run_tables(tm, plan, broker, rng, matches=matches, seed=seed, timeout=timeout,
+                                 hostile=hostile)
+    finally:
+        if broker is not None:
+            broker.stop()
+
+
+async def _run_tables(tm: "TMProcess", plan: FaultPlan, broker: Optional[Mosquitto], rng: random.Random, *,
+                      matches: int, seed: int, timeout: float, hostile) -> Report:
+    boards = tm.boards
     report = Report(tables=2 * matches, planned=2 * matches * boards)
     drops = _Drops(plan, rng, report) if plan.max_drops else None
     t0 = time.monotonic()
     await tm.start()
     report.rss_start_mib = tm.rss_mib() or 0.0
+    collector = None
+    if broker is not None:  # a watcher of the live events, reconnecting like ``squeeze watch``
+        collector = Collector(broker.port)
+        await collector.__aenter__()
     samples: list[float] = []
 
     async def sample_rss() -> None:
@@ -376,7 +408,7 @@ async def run_tables(folder: Path, *, matches: int, boards: int, seed: int = 1, 
     # seat may take it (right for a manager; a director then seats the robot that was late).
     for s in seats:
         s.client.kill_when = drops
-    chaos = asyncio.create_task(_chaos(tm, plan, seats, rng, report))
+    chaos = asyncio.create_task(_chaos(tm, plan, seats, rng, report, broker, collector))
     side = asyncio.create_task(hostile(tm)) if hostile is not None else None
     done, pending = await asyncio.wait(players, timeout=timeout)
     report.stuck = len({players[p].table for p in pending})  # tables with a seat whose session never ended
@@ -384,6 +416,16 @@ async def run_tables(folder: Path, *, matches: int, boards: int, seed: int = 1, 
                         f"{getattr(players[p], 'refusals', None)})" for p in pending]
     for p in pending:
         p.cancel()
+    try:  # (a fault in progress when the tables ended is seen through: its checks may still fail)
+        await asyncio.wait_for(asyncio.shield(chaos), 40)
+    except asyncio.TimeoutError:
+        pass
+    for p in done:  # a seat's task that raised is the harness's failure, not a table's: say it, never hide it
+        if p.exception() is not None:
+            report.problems.append(f"{players[p].table} {players[p].seat_.name}: the scripted seat raised "
+                                   f"{p.exception()!r}")
+    if chaos.done() and chaos.exception() is not None:
+        report.problems.append(f"the fault injector raised {chaos.exception()!r}")
     chaos.cancel()
     if side is not None:
         try:
@@ -402,6 +444,9 @@ async def run_tables(folder: Path, *, matches: int, boards: int, seed: int = 1, 
     if tm.proc.returncode is None:
         await tm.kill()
     sampler.cancel()
+    if collector is not None:
+        await collector.__aexit__(None, None, None)
+        report.events = len(collector.events)
     report.seconds = time.monotonic() - t0
     if samples:  # the first sample after the tables are seated and playing, and the last one
         report.rss_start_mib, report.rss_end_mib = samples[min(len(samples) - 1, 5)], samples[-1]
@@ -409,37 +454,94 @@ async def run_tables(folder: Path, *, matches: int, boards: int, seed: int = 1, 
     return report
 
 
-async def _chaos(tm: TMProcess, plan: FaultPlan, seats: list[_Seat], rng: random.Random, report: Report) -> None:
-    """The manager and process faults, one at a time at random moments, each survived before the next."""
-    faults = ["tm_kill"] * plan.tm_kills + ["disk_full"] * plan.disk_full + ["process_kill"] * plan.process_kills
+async def _chaos(tm: TMProcess, plan: FaultPlan, seats: list[_Seat], rng: random.Random, report: Report,
+                 broker: Optional[Mosquitto] = None, collector: Optional[Collector] = None) -> None:
+    """The faults at random moments: the manager's and the broker's one at a time, each survived before the next;
+    the robot-process kills beside them, timed by their own tables (which may end long before the run does)."""
+    faults = ["tm_kill"] * plan.tm_kills + ["disk_full"] * plan.disk_full + ["broker_restart"] * plan.broker_restarts
     rng.shuffle(faults)
     planned = len({s.table for s in seats}) * tm.boards
     # each fault at a random point of the run: once a random share (10 to 80 %) of the boards have been seen ending
     points = sorted(rng.uniform(0.1, 0.8) for _ in faults)
-    for fault, point in zip(faults, points):
-        while _progress(seats) < point * planned:
+    kills = asyncio.create_task(_process_kills(tm, plan, seats, random.Random(rng.random()), report))
+    try:
+        for fault, point in zip(faults, points):
+            while _progress(seats) < point * planned:
+                await asyncio.sleep(0.02)
+            await tm.up.wait()
+            if fault == "tm_kill":
+                code = await tm.kill()
+                if code != -signal.SIGKILL:
+                    report.problems.append(f"the manager was to be SIGKILLed but exited {code}")
+                    return
+                await tm.start(resume=True)
+            elif fault == "disk_full":
+                tm.fill_disk()
+                code = await tm.wait(60)
+                err = tm.stderr()
+                # (the store's clear error; or, when the disk fills as the last board ends, the files')
+                if code != 3 or not ("the results store cannot write" in err or "results files cannot be written"
+                                     in err) or "--resume" not in err:
+                    report.problems.append(f"disk full: the manager exited {code} without its clear error")
+                    return
+                await tm.start(resume=True)  # (the new process has no file-size limit: the disk has room again)
+            else:  # broker_restart
+                await asyncio.to_thread(broker.kill)  # SIGKILL: mid-publish, no goodbye to any client
+                await asyncio.sleep(rng.uniform(0.2, 1.0))  # boards finish meanwhile: their events wait in the queue
+                seen = len(collector.events)
+                await asyncio.to_thread(broker.start)  # the same port
+                if not await _events_flow(collector, seen, seats, planned):
+                    report.problems.append("live events did not flow again within 30 s of the broker's restart")
+            report.faults[fault] += 1
+        await kills
+    finally:
+        kills.cancel()
+
+
+async def _process_kills(tm: TMProcess, plan: FaultPlan, seats: list[_Seat], rng: random.Random,
+                         report: Report) -> None:
+    """SIGKILL a robot process ``plan.process_kills`` times, each at a random share of its tables' boards."""
+    tables = {s.table for s in seats if s.process}
+    mine = [s for s in seats if s.table in tables]  # (all four seats: _progress counts quarters)
+    planned = len(tables) * tm.boards
+    points = sorted(rng.uniform(0.1, 0.7) for _ in range(plan.process_kills))
+    while points:
+        point = points[0]
+        while True:
+            if _progress(mine) >= planned:
+                report.problems.append("a robot-process kill was planned after its tables had ended")
+                return
+            # a robot with a board still to play: one killed as its table ends would come back to a table that
+            # has said End of session (or to a manager that has exited), which is not the fault being tested
+            alive = [s for s in seats if s.process and s.proc is not None and s.proc.returncode is None
+                     and len({b for b, *_ in s.completed}) < tm.boards - 1]
+            if _progress(mine) >= point * planned and alive:
+                break
             await asyncio.sleep(0.02)
-        await tm.up.wait()
-        if fault == "tm_kill":
-            code = await tm.kill()
-            if code != -signal.SIGKILL:
-                report.problems.append(f"the manager was to be SIGKILLed but exited {code}")
-                return
-            await tm.start(resume=True)
-        elif fault == "disk_full":
-            tm.fill_disk()
-            code = await tm.wait(60)
-            err = tm.stderr()
-            if code != 3 or "the results store cannot write" not in err or "--resume" not in err:
-                report.problems.append(f"disk full: the manager exited {code} without its clear error")
-                return
-            await tm.start(resume=True)  # (the new process has no file-size limit: the disk has room again)
-        else:
-            alive = [s for s in seats if s.process and s.proc is not None and s.proc.returncode is None]
-            if not alive:
-                continue
+        try:
             rng.choice(alive).proc.send_signal(signal.SIGKILL)
-        report.faults[fault] += 1
+        except ProcessLookupError:  # it ended just now (its returncode not collected yet): another moment
+            await asyncio.sleep(0.02)
+            continue
+        points.pop(0)
+        report.faults["process_kill"] += 1
+
+
+async def _events_flow(collector: Collector, seen: int, seats: list[_Seat], planned: int) -> bool:
+    """Whether events reached the watcher after its ``seen`` first (the manager reconnected and published: any
+    event, since scripted tables make events faster than one publisher sends them, and a backlog goes out in
+    order); also ``True`` if every board ended first."""
+    async def flowing() -> None:
+        while len(collector.events) <= seen:
+            if _progress(seats) >= planned:
+                return
+            await asyncio.sleep(0.05)
+
+    try:
+        await asyncio.wait_for(flowing(), 30)
+        return True
+    except asyncio.TimeoutError:
+        return False
 
 
 def _progress(seats: list[_Seat]) -> float:
@@ -472,7 +574,19 @@ def _audit(tm: TMProcess, tables: dict[tuple, list[_Seat]], report: Report) -> N
                     report.problems.append(f"{table} board {board}: seen finished by {s.seat_.name}, not stored")
                 elif (list(calls), list(cards)) != (list(row[0]), list(row[1])):
                     report.mismatched += 1
-                    report.problems.append(f"{table} board {board}: stored differently from what {s.seat_.name} saw")
+                    report.problems.append(f"{table} board {board}: stored differently from what {s.seat_.name} saw: "
+                                           f"{_first_difference((calls, cards), row)}")
+
+
+def _first_difference(seen: tuple, stored: tuple) -> str:
+    """Where a seat's sighting of a board and the stored board part: the first differing call or card."""
+    for what, mine, theirs in (("call", seen[0], stored[0]), ("card", seen[1], stored[1])):
+        for i, (a, b) in enumerate(zip(mine, theirs)):
+            if a != b:
+                return f"{what} {i + 1}: saw {a}, stored {b} (saw {' '.join(mine)}; stored {' '.join(theirs)})"
+        if len(mine) != len(theirs):
+            return f"{len(mine)} {what}s seen, {len(theirs)} stored"
+    return "the same"
 
 
 # --- hostile clients ----------------------------------------------------------------------------------------------
@@ -544,3 +658,4 @@ async def hostile_clients(tm: TMProcess) -> list[str]:
         if not any(words in r for r in reasons):
             problems.append(f"no log line closing a connection for {words!r}")
     return problems
+

@@ -57,3 +57,24 @@ async def test_a_resumed_run_whose_boards_are_all_stored_ends_at_once(tmp_path):
     tm.match_file = tmp_path / "first" / "matches.toml"
     await tm.start(resume=True)
     assert await tm.wait(20) == 0
+
+
+async def test_files_that_cannot_be_written_at_the_end_stop_with_a_clear_error_and_resume_writes_them(tmp_path):
+    # Every board stored, then the disk is full as the files are written (found by the fault run: a traceback and
+    # exit 1). Here ``boards.pbn`` cannot be opened for writing (a folder of that name stands in for a full disk).
+    report = await run_tables(tmp_path / "first", matches=1, boards=1, timeout=60)
+    assert report.stored == 2
+    out = tmp_path / "first" / "out"
+    (out / "boards.pbn").unlink()
+    (out / "boards.pbn").mkdir()
+    tm = TMProcess(tmp_path / "again", matches=1, boards=1)
+    tm.out, tm.match_file = out, tmp_path / "first" / "matches.toml"
+    await tm.start(resume=True)
+    assert await tm.wait(20) == 3
+    err = tm.stderr()
+    assert "squeeze tm: stopped, the results files cannot be written to" in err and "--resume" in err
+    assert "Traceback" not in err
+    (out / "boards.pbn").rmdir()
+    await tm.start(resume=True)
+    assert await tm.wait(20) == 0
+    assert (out / "boards.pbn").read_text().count("[Board ") == 2
