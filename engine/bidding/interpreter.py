@@ -257,7 +257,12 @@ class Bidder:
         st["nbids"] = sum(1 for c in calls if c.is_bid)
         st["mybids"] = sum(1 for x in mine if x.call.is_bid)
         st["pbids"] = sum(1 for x in part if x.call.is_bid)
-        st["obids"] = sum(1 for x in opps if x.call.is_bid or x.call.is_double)
+        # a double of one of our artificial calls does not make the auction contested (the system stays on)
+        lead_dbl = {i for i in range(1, n) if calls[i].is_double and calls[i - 1].is_bid and rd[i - 1].seat.same_side(me)
+                    and rd[i - 1].candidate is not None and (rd[i - 1].candidate.rule.spec.artificial
+                                                             or rd[i - 1].candidate.rule.shows_code is not None)}
+        st["obids"] = sum(1 for i, x in enumerate(rd) if not x.seat.same_side(me)
+                          and (x.call.is_bid or (x.call.is_double and i not in lead_dbl)))
         st["contested"] = st["obids"] > 0
         last = next((c for c in reversed(calls) if c.is_bid), None)
         st["level"] = last.level if last else 0
@@ -331,15 +336,14 @@ class Bidder:
                     stuck = not any(x.shown_suit == int(last.strain) for x in ours_rd)
         st["stuck"] = stuck
         # "trapped": a pass now ends the auction in a contract no sane side chooses to play: ours, doubled or
-        # redoubled in a strain we never showed (``stuck``), or theirs, redoubled at the one or two level after our
-        # takeout double (they chose to play there; we did not show that we want to defend). The escape guard
-        # (``candidates``) then tries every natural bid before any pass.
+        # redoubled in a strain we never showed (``stuck``), or theirs, redoubled in a suit at the one or two level
+        # after our double (takeout or negative there: they chose to play it redoubled, we never offered to
+        # defend). The escape guard (``candidates``) then tries every natural bid before any pass.
         trapped = stuck and st["balancing"]
         if not trapped and dbl == 2 and st["balancing"] and last is not None and last.level <= 2 and last.strain < 4:
             bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
             xs = [x for x in rd[bid_i + 1:] if x.call.is_double]
-            trapped = bool(xs) and xs[-1].seat.same_side(me) and not rd[bid_i].seat.same_side(me) and (
-                xs[-1].candidate is not None and xs[-1].candidate.rule.spec.artificial)
+            trapped = bool(xs) and xs[-1].seat.same_side(me) and not rd[bid_i].seat.same_side(me)
         st["trapped"] = trapped
         return st
 
@@ -365,8 +369,8 @@ class Bidder:
         # artificial calls (Stayman, a transfer, a strong 2C, a relay, a Blackwood answer, a cue bid, Michaels, the
         # unusual 2NT) leaves the system in force; a rule matches either the real auction or the auction with such
         # doubles read as passes (pass and redouble stay available: they come from the rules written for them).
-        # Rules written for the doubled auction itself (a fixed-length context that matches it, its ``require``
-        # met) take over the whole family: then the system-on reading is not used.
+        # Rules written for the doubled auction itself (a fixed-length context that matches it and not the
+        # undoubled reading, its ``require`` met) take over the whole family: then the system-on reading is not used.
         alt = self._system_on_text(dealer, calls, vul, our_parity, text)
         lead = 0
         while lead < len(calls) and calls[lead].is_pass:
@@ -375,7 +379,8 @@ class Bidder:
         out = _match(applicable, text, None, last, legal, env)
         if alt is not None and not any(
                 c.rule.spec.priority >= 10 and c.rule.spec.group not in _GENERIC_GROUPS
-                and all(ln is not None for ln in c.rule.pattern_lens) for c in out):
+                and all(ln is not None for ln in c.rule.pattern_lens)
+                and not any(pat.fullmatch(alt) for pat, _names in c.rule.patterns) for c in out):
             out = _match(applicable, text, alt, last, legal, env)
         out.append(Candidate(_default_pass_rule(), (), PASS))
         if st["trapped"]:
