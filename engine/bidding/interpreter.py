@@ -198,7 +198,8 @@ class Bidder:
                 # last-resort rules (priority under 10: family fallbacks; the catch-all defaults and the values
                 # layer, which bid on combined strength) are read only when no rule proper makes the call: a hand
                 # rarely gets that far, and they would blur the range the system's own rule shows
-                proper = [c for c in producers if c.rule.spec.priority >= 10
+                # (rules named "...fallback..." are a family's own last resort: read the same way)
+                proper = [c for c in producers if c.rule.spec.priority >= 10 and "fallback" not in c.rule.id
                           and c.rule.spec.group not in ("defaults", "values")] or producers
                 for c in proper:
                     env.update(c.bindings)
@@ -269,6 +270,7 @@ class Bidder:
         st["strain"] = int(last.strain) if last else -1
         st["pnt"] = bool(part) and part[-1].natural_nt
         st["mynt"] = bool(mine) and mine[-1].natural_nt
+        st["pbal"] = any(x.natural_nt for x in part)  # partner has shown a balanced hand (a natural notrump bid)
         fit = [s for s in psuits if s in mysuits]
         st["fit"] = fit[-1] if fit else -1
         lo, hi = 0, 37
