@@ -298,8 +298,9 @@ class Bidder:
         st["myrule"] = mine[-1].candidate.rule.id if mine and mine[-1].candidate else ""
         ours = [x.call for x in rd if x.seat.same_side(me) and x.call.is_bid]
         st["ourlevel"] = ours[-1].level if ours else 0
-        plast = next((x.call for x in reversed(part) if x.call.is_bid), None)
-        st["plast"] = int(plast.strain) if plast is not None and plast.strain < 4 and part[-1].call.is_bid else -1
+        # the suit partner's last call showed, if it was a bid: its strain when natural, the suit an artificial bid
+        # shows (a transfer), -1 for notrump and for artificial bids that show no suit (Stayman, a strong 2C)
+        st["plast"] = part[-1].shown_suit if part and part[-1].call.is_bid else -1
         # below game: the last bid (whoever made it) is below 3NT / 4 of a major / 5 of a minor
         st["below_game"] = last is None or last.index < Call.parse(
             "3N" if last.strain == 4 else "4H" if last.strain >= 2 else "5C").index
