@@ -96,6 +96,16 @@ def test_missing_system_file():
         ("K9.Q982.K73.J654", "1C 1S", "X"),      # negative double
         ("KQJ94.A82.K73.54", "2C P", "2S"),      # positive response
         ("9432.982.732.654", "2C P", "2D"),      # waiting
+        # issue 21: families completed from the system
+        ("Q98.AT63.AK6.962", "2H P 2N P 3C P", "4H"),      # feature ask: partner is maximum, fit: game
+        ("Q98.AT63.AK6.962", "2H P 2N P 3H P", "P"),       # ... minimum: no game
+        ("KJ5.KQ74.QJ86.A2", "1C P 1D", "1N"),             # sandwich seat: natural 1NT 15-18
+        ("J2.AK32.AQ932.32", "1C P 1S", "X"),              # sandwich seat: takeout of both their suits
+        ("AQ974.K3.Q84.A62", "1H P 1S 2C", "3S"),          # opener raises in competition: 16-18 support points
+        ("A975.AK7.AQ54.T8", "3C P P", "X"),               # balancing over a 3C preempt
+        ("9.QJ6.AJT753.AK4", "1C P 1D P 1S P", "2H"),      # fourth suit with a long suit and game values
+        ("2.KJ986.KJ984.93", "1S 2S 3S 4C P", "4D"),       # Michaels: partner's clubs were pass-or-correct
+        ("AKQ.AJ76432.AKQ.", "2C P 2N P 3H P 4H P", "5H"),  # void: five of the major asks for good trumps
     ],
 )
 def test_standard_calls(bidder, hand, auction, expected):
