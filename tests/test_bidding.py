@@ -453,3 +453,23 @@ def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder)
             a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
         assert not _doubled_unshown(bidder, a, vul), (str(a), str(d))
     assert doubled > 50
+
+
+def test_a_game_force_is_never_dropped_below_game(bidder):
+    """Issue 21: after a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
+    that side never ends in an undoubled part score: every family rule that passes yields to the force."""
+    rng = random.Random(2121)
+    dropped = []
+    for i in range(1500):
+        d = Deal.random(rng)
+        vul = Vul(i % 4)
+        a = Auction(Seat(i % 4))
+        while not a.is_complete:
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+        c = a.contract
+        if c is None or c.doubled or c.level >= (3 if int(c.strain) == 4 else 4 if int(c.strain) >= 2 else 5):
+            continue
+        rd = bidder.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
+        if any(x.seat.same_side(c.declarer) and x.force == "game_forcing" for x in rd):
+            dropped.append(str(a))
+    assert dropped == []
