@@ -312,8 +312,12 @@ class Bidder:
         # (a double of partner's artificial call does not release the force: the system is on, see candidates)
         rho_quiet = n >= 1 and (calls[-1].is_pass or (calls[-1].is_double and n >= 2 and rd[-2].candidate is not None
                                                       and rd[-2].candidate.rule.spec.artificial))
+        # (a natural bid of game or more is to play, whatever force its rule carries: only artificial calls there,
+        # Blackwood, Gerber, cue bids, still force)
+        at_game_natural = not st["below_game"] and part and part[-1].call.is_bid and not (
+            part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
         st["forced"] = bool(part) and n >= 2 and rho_quiet and pforce in ("forcing", "game_forcing") and \
-            rd[-2].seat == me.partner and not by_passed_hand
+            rd[-2].seat == me.partner and not by_passed_hand and not at_game_natural
         st["gf"] = any(x.force == "game_forcing" for x in rd if x.seat.same_side(me))
         # "doubled": the last bid has been doubled (and not redoubled); for takeout/penalty and SOS logic
         dbl = 0
