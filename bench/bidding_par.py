@@ -8,6 +8,8 @@ double-dummy tricks and compared with the deal's par (``engine.scoring.par``). P
   departure from par is somebody's error);
 * missed games / slams: a side has a double-dummy game (slam) in some strain, did not declare a contract at that
   level or higher, and scored less than that game (slam) would have (a penalty worth more is not a miss);
+  missed games are also counted among sides with 25+ HCP between them (``missed_games25``): most double-dummy
+  games are 21-24 HCP games that sound bidding does not reach;
 * failed games / slams: a game (slam) contract that goes down double dummy;
 * part-score accuracy: final part-score contracts that make; deals whose par is a part score and that end within
   one IMP of par;
@@ -100,6 +102,8 @@ class Tally:
     losses: list[int] = field(default_factory=list)
     game_sides: int = 0
     missed_games: int = 0
+    game_sides25: int = 0  # the same, among sides with 25+ HCP between them (most DD games are 21-24 HCP games)
+    missed_games25: int = 0
     slam_sides: int = 0
     missed_slams: int = 0
     games_bid: int = 0
@@ -174,6 +178,9 @@ def bid_all(name: str, rules: str, boards, tabs) -> Tally:
                 tally.game_sides += 1
                 reached = c is not None and declares_at >= GAME_LEVEL[c.strain]
                 tally.missed_games += not reached and mine < game
+                if d[Seat(side)].hcp + d[Seat(side + 2)].hcp >= 25:
+                    tally.game_sides25 += 1
+                    tally.missed_games25 += not reached and mine < game
             slam = best_at(t, side, vul, 6)
             if slam > 0:
                 tally.slam_sides += 1
@@ -187,6 +194,7 @@ def report(t: Tally) -> dict[str, float]:
     m = {
         "imps_lost": sum(t.losses) / n,
         "missed_games": t.missed_games / max(1, t.game_sides),
+        "missed_games25": t.missed_games25 / max(1, t.game_sides25),
         "missed_slams": t.missed_slams / max(1, t.slam_sides),
         "failed_games": t.failed_games / max(1, t.games_bid),
         "failed_slams": t.failed_slams / max(1, t.slams_bid),
@@ -199,6 +207,7 @@ def report(t: Tally) -> dict[str, float]:
     print(f"== {t.name}")
     print(f"  IMPs lost to par per deal: {m['imps_lost']:.3f}  (deals with a loss: "
           f"{sum(1 for x in t.losses if x)} of {n})")
+    print(f"  missed games among sides with 25+ HCP: {t.missed_games25}/{t.game_sides25} ({m['missed_games25']:.1%})")
     print(f"  missed games: {t.missed_games}/{t.game_sides} sides with a DD game ({m['missed_games']:.1%}); "
           f"missed slams: {t.missed_slams}/{t.slam_sides} ({m['missed_slams']:.1%})")
     print(f"  failed games: {t.failed_games}/{t.games_bid} ({m['failed_games']:.1%}); "
@@ -246,12 +255,14 @@ def main() -> None:
             print(f"   {d.to_pbn()}")
             print(f"   {' '.join(str(x) for x in a.calls)}")
     out = (f"RESULT deals={n} seed={args.seed} imps_lost={m['imps_lost']:.3f} missed_games={m['missed_games']:.3f} "
+           f"missed_games25={m['missed_games25']:.3f} "
            f"missed_slams={m['missed_slams']:.3f} failed_games={m['failed_games']:.3f} "
            f"failed_slams={m['failed_slams']:.3f} partscore_made={m['partscore_made']:.3f} "
            f"partscore_par={m['partscore_par']:.3f} passed_out={m['passed_out']} dbl_unshown={m['dbl_unshown']} "
            f"call_ms={m['call_ms']:.2f}")
     if base is not None:
         out += (f" base_imps_lost={base['imps_lost']:.3f} base_missed_games={base['missed_games']:.3f} "
+                f"base_missed_games25={base['missed_games25']:.3f} "
                 f"base_dbl_unshown={base['dbl_unshown']} delta_imps={base['imps_lost'] - m['imps_lost']:+.3f}")
     print(out)
 

@@ -96,6 +96,16 @@ def test_missing_system_file():
         ("K9.Q982.K73.J654", "1C 1S", "X"),      # negative double
         ("KQJ94.A82.K73.54", "2C P", "2S"),      # positive response
         ("9432.982.732.654", "2C P", "2D"),      # waiting
+        # issue 21: families completed from the system
+        ("Q98.AT63.AK6.962", "2H P 2N P 3C P", "4H"),      # feature ask: partner is maximum, fit: game
+        ("Q98.AT63.AK6.962", "2H P 2N P 3H P", "P"),       # ... minimum: no game
+        ("KJ5.KQ74.QJ86.A2", "1C P 1D", "1N"),             # sandwich seat: natural 1NT 15-18
+        ("J2.AK32.AQ932.32", "1C P 1S", "X"),              # sandwich seat: takeout of both their suits
+        ("AQ974.K3.Q84.A62", "1H P 1S 2C", "3S"),          # opener raises in competition: 16-18 support points
+        ("A975.AK7.AQ54.T8", "3C P P", "X"),               # balancing over a 3C preempt
+        ("9.QJ6.AJT753.AK4", "1C P 1D P 1S P", "2H"),      # fourth suit with a long suit and game values
+        ("2.KJ986.KJ984.93", "1S 2S 3S 4C P", "4D"),       # Michaels: partner's clubs were pass-or-correct
+        ("AKQ.AJ76432.AKQ.", "2C P 2N P 3H P 4H P", "5H"),  # void: five of the major asks for good trumps
     ],
 )
 def test_standard_calls(bidder, hand, auction, expected):
@@ -329,3 +339,137 @@ def test_doubled_artificial_call_is_not_left_in(bidder, auction):
         ch = bidder.choose(h, a, Vul.NONE, alternatives=False)
         assert not ch.call.is_pass, (auction, str(h), ch.rule_id)
         assert bidder.meaning_of(a.then(ch.call), len(a.calls), Vul.NONE).accepts(h)
+
+
+# --- issue 24: the family of doubled artificial calls, both partners, both vulnerabilities ---------------------------
+
+def _hands_for(b: Bidder, auction: Auction, vul: Vul, n: int, seed: int, tries: int = 100000):
+    """``n`` random hands for the seat to act that make every call it made before in ``auction`` (hands of 18+ HCP
+    are drawn as the strongest of a deal's four when the seat asked for aces or opened 2C, so that such hands are found quickly)."""
+    rng = random.Random(seed)
+    me = auction.next_seat
+    mine = [i for i in range(len(auction.calls)) if auction.seat_of(i) == me]
+    checks = [b.meaning_of(auction, i, vul) for i in mine]
+    strong = any(str(auction.calls[i]) in ("2C", "4C", "4N") for i in mine)
+    out = []
+    for _ in range(tries):
+        d = Deal.random(rng)
+        h = max((d[s] for s in Seat), key=lambda x: x.hcp) if strong else d[me]
+        if all(c.hcp[0] <= h.hcp <= c.hcp[1] for c in checks) and all(c.accepts(h) for c in checks):
+            out.append(h)
+            if len(out) == n:
+                break
+    assert len(out) == n, f"too few hands for {auction}"
+    return out
+
+
+# (auction ending in the opponents' double of our artificial call, the same auction undoubled)
+_SYSTEM_ON = [
+    ("1N P 2C X", "1N P 2C P"),                      # Stayman doubled: opener answers as usual
+    ("2C X", "2C P"),                                # strong 2C doubled: responder answers as usual
+    ("1C P 1H P 4H P 4N P 5D X", "1C P 1H P 4H P 4N P 5D P"),  # a Blackwood answer doubled: the asker goes on
+    ("1N P 4C P 4H X", "1N P 4C P 4H P"),            # a Gerber answer doubled
+    ("1H 2H X", "1H 2H P"),                          # Michaels doubled: advancer picks the suit
+    ("1D 2N X", "1D 2N P"),                          # the unusual 2NT doubled
+    ("1H 1S P 2H X", "1H 1S P 2H P"),                # advancer's cue bid doubled: the overcaller answers
+]
+
+
+@pytest.mark.parametrize("vul", [Vul.NONE, Vul.BOTH])
+@pytest.mark.parametrize("doubled, undoubled", _SYSTEM_ON)
+def test_partner_of_a_doubled_artificial_call_bids_as_if_undoubled(bidder, doubled, undoubled, vul):
+    a, u = Auction.parse(doubled), Auction.parse(undoubled)
+    for h in _hands_for(bidder, a, vul, 25, 2401):
+        ch = bidder.choose(h, a, vul, alternatives=False)
+        expected = bidder.choose(h, u, vul, alternatives=False).call
+        assert ch.call == expected, (doubled, str(h), ch.rule_id)
+        assert bidder.meaning_of(a.then(ch.call), len(a.calls), vul).accepts(h)
+
+
+@pytest.mark.parametrize("vul", [Vul.NONE, Vul.BOTH])
+@pytest.mark.parametrize("auction", [
+    "1N P 2C X P P", "1N P 2D X P P", "1N P 2H X P P",  # Stayman, transfers doubled, opener passes
+    "2C X P P",                                       # strong 2C doubled, passed round to opener
+    "1C P 1H P 4H P 4N P 5D X P P",                   # a Blackwood answer doubled and passed round
+    "1N P 4C P 4D X P P",                             # a Gerber answer doubled and passed round
+    "1H 1S P 2H X P P",                               # a cue bid doubled and passed round
+    "1H 2H X P P", "1S 2S X P P",                     # Michaels doubled and passed round
+    "1D 2N X P P", "1C 2N X P P",                     # the unusual 2NT doubled and passed round
+    "1H X XX P P", "1S X XX P P",                     # a takeout double redoubled, passed round to the doubler
+])
+def test_doubled_artificial_call_passed_round_is_never_left_in(bidder, auction, vul):
+    """The side that made the artificial call never passes it out doubled: the escape guard explains why."""
+    a = Auction.parse(auction)
+    for h in _hands_for(bidder, a, vul, 25, 2402):
+        ch = bidder.choose(h, a, vul, alternatives=False)
+        assert not ch.call.is_pass, (auction, str(h), ch.rule_id)
+        assert ch.call.is_bid or ch.call.is_redouble
+        assert "escape guard" in ch.explanation, (auction, ch.explanation)
+        assert bidder.meaning_of(a.then(ch.call), len(a.calls), vul).accepts(h)
+
+
+@pytest.mark.parametrize("vul", [Vul.NONE, Vul.BOTH])
+@pytest.mark.parametrize("auction", ["1H X XX", "1S X XX", "1D X XX"])
+def test_partner_of_a_redoubled_takeout_double_bids(bidder, auction, vul):
+    a = Auction.parse(auction)
+    for h in _hands_for(bidder, a, vul, 25, 2403):
+        ch = bidder.choose(h, a, vul, alternatives=False)
+        if ch.call.is_pass:  # only with length and strength in their suit (happy to defend it redoubled)
+            suit = int(a.calls[0].strain)
+            assert h.length(suit) >= 4 and h.hcp >= 8, (auction, str(h), ch.rule_id)
+
+
+def _doubled_unshown(b: Bidder, a: Auction, vul: Vul) -> bool:
+    c = a.contract
+    if c is None or not c.doubled:
+        return False
+    rd = b.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
+    side = [x for x in rd if x.seat.same_side(c.declarer)]
+    last = next(x for x in reversed(side) if x.call.is_bid)
+    if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
+        return True
+    if int(c.strain) == 4:
+        return not any(x.natural_nt for x in side)
+    return not any(x.shown_suit == int(c.strain) for x in side)
+
+
+def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder):
+    """Four engines bid random deals, but an opponent doubles every artificial bid of ours it can: no final contract
+    is a doubled artificial call or a strain the declaring side never showed, and every call is read back."""
+    rng = random.Random(2424)
+    doubled = 0
+    for _ in range(400):
+        d = Deal.random(rng)
+        vul = Vul(rng.randrange(4))
+        a = Auction(Seat(rng.randrange(4)))
+        while not a.is_complete:
+            n = len(a.calls)
+            rd = bidder.readings(a.dealer, tuple(a.calls), vul, int(a.next_seat) & 1) if n else ()
+            if n and a.calls[-1].is_bid and rd[-1].candidate is not None and rd[-1].candidate.rule.spec.artificial \
+                    and a.is_legal(Call.parse("X")):
+                a = a.then(Call.parse("X"))
+                doubled += 1
+                continue
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+        assert not _doubled_unshown(bidder, a, vul), (str(a), str(d))
+    assert doubled > 50
+
+
+def test_a_game_force_is_never_dropped_below_game(bidder):
+    """Issue 21: after a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
+    that side never ends in an undoubled part score: every family rule that passes yields to the force."""
+    rng = random.Random(2121)
+    dropped = []
+    for i in range(1500):
+        d = Deal.random(rng)
+        vul = Vul(i % 4)
+        a = Auction(Seat(i % 4))
+        while not a.is_complete:
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+        c = a.contract
+        if c is None or c.doubled or c.level >= (3 if int(c.strain) == 4 else 4 if int(c.strain) >= 2 else 5):
+            continue
+        rd = bidder.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
+        if any(x.seat.same_side(c.declarer) and x.force == "game_forcing" for x in rd):
+            dropped.append(str(a))
+    assert dropped == []

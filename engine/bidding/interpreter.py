@@ -41,13 +41,14 @@ class Candidate:
     rule: CompiledRule
     bindings: tuple[tuple[str, int], ...]
     call: Call
+    note: str = ""  # added by the interpreter (the escape guard), appended to the rule's explanation
 
     @property
     def env(self) -> dict[str, int]:
         return dict(self.bindings)
 
     def explanation(self) -> str:
-        return render(self.rule.spec.explain, dict(self.bindings), self.call)
+        return render(self.rule.spec.explain, dict(self.bindings), self.call) + self.note
 
     @property
     def rule_hcp(self) -> tuple[int, int]:
@@ -197,7 +198,8 @@ class Bidder:
                 # last-resort rules (priority under 10: family fallbacks; the catch-all defaults and the values
                 # layer, which bid on combined strength) are read only when no rule proper makes the call: a hand
                 # rarely gets that far, and they would blur the range the system's own rule shows
-                proper = [c for c in producers if c.rule.spec.priority >= 10
+                # (rules named "...fallback..." are a family's own last resort: read the same way)
+                proper = [c for c in producers if c.rule.spec.priority >= 10 and "fallback" not in c.rule.id
                           and c.rule.spec.group not in ("defaults", "values")] or producers
                 for c in proper:
                     env.update(c.bindings)
@@ -256,13 +258,19 @@ class Bidder:
         st["nbids"] = sum(1 for c in calls if c.is_bid)
         st["mybids"] = sum(1 for x in mine if x.call.is_bid)
         st["pbids"] = sum(1 for x in part if x.call.is_bid)
-        st["obids"] = sum(1 for x in opps if x.call.is_bid or x.call.is_double)
+        # a double of one of our artificial calls does not make the auction contested (the system stays on)
+        lead_dbl = {i for i in range(1, n) if calls[i].is_double and calls[i - 1].is_bid and rd[i - 1].seat.same_side(me)
+                    and rd[i - 1].candidate is not None and (rd[i - 1].candidate.rule.spec.artificial
+                                                             or rd[i - 1].candidate.rule.shows_code is not None)}
+        st["obids"] = sum(1 for i, x in enumerate(rd) if not x.seat.same_side(me)
+                          and (x.call.is_bid or (x.call.is_double and i not in lead_dbl)))
         st["contested"] = st["obids"] > 0
         last = next((c for c in reversed(calls) if c.is_bid), None)
         st["level"] = last.level if last else 0
         st["strain"] = int(last.strain) if last else -1
         st["pnt"] = bool(part) and part[-1].natural_nt
         st["mynt"] = bool(mine) and mine[-1].natural_nt
+        st["pbal"] = any(x.natural_nt for x in part)  # partner has shown a balanced hand (a natural notrump bid)
         fit = [s for s in psuits if s in mysuits]
         st["fit"] = fit[-1] if fit else -1
         lo, hi = 0, 37
@@ -290,8 +298,9 @@ class Bidder:
         st["myrule"] = mine[-1].candidate.rule.id if mine and mine[-1].candidate else ""
         ours = [x.call for x in rd if x.seat.same_side(me) and x.call.is_bid]
         st["ourlevel"] = ours[-1].level if ours else 0
-        plast = next((x.call for x in reversed(part) if x.call.is_bid), None)
-        st["plast"] = int(plast.strain) if plast is not None and plast.strain < 4 and part[-1].call.is_bid else -1
+        # the suit partner's last call showed, if it was a bid: its strain when natural, the suit an artificial bid
+        # shows (a transfer), -1 for notrump and for artificial bids that show no suit (Stayman, a strong 2C)
+        st["plast"] = part[-1].shown_suit if part and part[-1].call.is_bid else -1
         # below game: the last bid (whoever made it) is below 3NT / 4 of a major / 5 of a minor
         st["below_game"] = last is None or last.index < Call.parse(
             "3N" if last.strain == 4 else "4H" if last.strain >= 2 else "5C").index
@@ -300,8 +309,15 @@ class Bidder:
         # A natural new suit by a passed hand is not forcing (it cannot hold game values); artificial calls still are.
         by_passed_hand = st["ppassed"] and pforce == "forcing" and not (
             part and part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
-        st["forced"] = bool(part) and n >= 2 and calls[-1].is_pass and pforce in ("forcing", "game_forcing") and \
-            rd[-2].seat == me.partner and not by_passed_hand
+        # (a double of partner's artificial call does not release the force: the system is on, see candidates)
+        rho_quiet = n >= 1 and (calls[-1].is_pass or (calls[-1].is_double and n >= 2 and rd[-2].candidate is not None
+                                                      and rd[-2].candidate.rule.spec.artificial))
+        # (a natural bid of game or more is to play, whatever force its rule carries: only artificial calls there,
+        # Blackwood, Gerber, cue bids, still force)
+        at_game_natural = not st["below_game"] and part and part[-1].call.is_bid and not (
+            part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
+        st["forced"] = bool(part) and n >= 2 and rho_quiet and pforce in ("forcing", "game_forcing") and \
+            rd[-2].seat == me.partner and not by_passed_hand and not at_game_natural
         st["gf"] = any(x.force == "game_forcing" for x in rd if x.seat.same_side(me))
         # "doubled": the last bid has been doubled (and not redoubled); for takeout/penalty and SOS logic
         dbl = 0
@@ -326,6 +342,16 @@ class Bidder:
                 else:
                     stuck = not any(x.shown_suit == int(last.strain) for x in ours_rd)
         st["stuck"] = stuck
+        # "trapped": a pass now ends the auction in a contract no sane side chooses to play: ours, doubled or
+        # redoubled in a strain we never showed (``stuck``), or theirs, redoubled in a suit at the one or two level
+        # after our double (takeout or negative there: they chose to play it redoubled, we never offered to
+        # defend). The escape guard (``candidates``) then tries every natural bid before any pass.
+        trapped = stuck and st["balancing"]
+        if not trapped and dbl == 2 and st["balancing"] and last is not None and last.level <= 2 and last.strain < 4:
+            bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
+            xs = [x for x in rd[bid_i + 1:] if x.call.is_double]
+            trapped = bool(xs) and xs[-1].seat.same_side(me) and not rd[bid_i].seat.same_side(me)
+        st["trapped"] = trapped
         return st
 
     def candidates(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[Candidate, ...]:
@@ -346,30 +372,52 @@ class Bidder:
         env.update(_SAFE_BUILTINS)
         env["__builtins__"] = {}
         text = "".join(encode(str(x)) for x in calls)
+        # System on over a double of our artificial call: for our side, an opponent's double right after one of our
+        # artificial calls (Stayman, a transfer, a strong 2C, a relay, a Blackwood answer, a cue bid, Michaels, the
+        # unusual 2NT) leaves the system in force; a rule matches either the real auction or the auction with such
+        # doubles read as passes (pass and redouble stay available: they come from the rules written for them).
+        # Rules written for the doubled auction itself (a fixed-length context that matches it and not the
+        # undoubled reading, its ``require`` met) take over the whole family: then the system-on reading is not used.
+        alt = self._system_on_text(dealer, calls, vul, our_parity, text)
         lead = 0
         while lead < len(calls) and calls[lead].is_pass:
             lead += 1
-        out: list[Candidate] = []
-        for rule, pats in system.applicable(len(calls), lead):
-            for pat, _names in pats:
-                m = pat.fullmatch(text)
-                if m is None:
-                    continue
-                b = {k: "CDHS".index(v) for k, v in m.groupdict().items() if v is not None}
-                for call, bb in _instances(rule, b, last):
-                    if call not in legal:
-                        continue
-                    env.update(bb)
-                    # ``require`` is about the auction only (a free suit variable is bound per instance).
-                    if rule.trivial_require or _eval(rule, rule.require_code, env, "require"):
-                        out.append(Candidate(rule, tuple(sorted(bb.items())), call))
-                break
+        applicable = system.applicable(len(calls), lead)
+        out = _match(applicable, text, None, last, legal, env)
+        if alt is not None and not any(
+                c.rule.spec.priority >= 10 and c.rule.spec.group not in _GENERIC_GROUPS
+                and all(ln is not None for ln in c.rule.pattern_lens)
+                and not any(pat.fullmatch(alt) for pat, _names in c.rule.patterns) for c in out):
+            out = _match(applicable, text, alt, last, legal, env)
         out.append(Candidate(_default_pass_rule(), (), PASS))
+        if st["trapped"]:
+            out = _escape_guard(out, st["stuck"])
         res = tuple(out)
         if len(self._cands) > _CACHE_LIMIT:
             self._cands.clear()
         self._cands[key] = res
         return res
+
+    def _system_on_text(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int,
+                        text: str) -> str | None:
+        """``text`` with every opponent's double of one of our artificial calls read as a pass (``None``: none)."""
+        me = dealer.next(len(calls))
+        rd = None
+        out = None
+        for i in range(1, len(calls)):
+            if not calls[i].is_double or not calls[i - 1].is_bid:
+                continue
+            if not dealer.next(i - 1).same_side(me):
+                continue
+            if rd is None:
+                rd = self.readings(dealer, calls, vul, our_parity)
+            c = rd[i - 1].candidate
+            if c is None or not (c.rule.spec.artificial or c.rule.shows_code is not None):
+                continue
+            if out is None:
+                out = list(text)
+            out[2 * i:2 * i + 2] = "P-"
+        return "".join(out) if out is not None else None
 
     # --- deciding -----------------------------------------------------------------------------------------------
     def _env(self, hand: Hand, dealer: Seat, calls, vul, our_parity) -> dict:
@@ -471,6 +519,59 @@ class Bidder:
         parity = int(viewpoint if viewpoint is not None else auction.next_seat) & 1
         rd = self.readings(auction.dealer, tuple(auction.calls), vul, parity)
         return [(x.seat, x.call, x.explanation(), bool(x.candidate and x.candidate.rule.spec.alert)) for x in rd]
+
+
+#: Rule groups that apply to any auction (last-resort layers): they never make a family "written for" an auction.
+_GENERIC_GROUPS = ("defaults", "values", "escape", "invitations")
+
+_ESCAPE_NOTE = (" [escape guard: a pass would leave our side doubled in a strain its calls never showed, so every "
+                "natural bid is tried first]")
+_TRAPPED_NOTE = (" [escape guard: a pass would leave the opponents redoubled after our takeout double, so every "
+                 "natural bid is tried first]")
+_NO_ESCAPE_NOTE = " [escape guard: no natural bid fits this hand]"
+
+
+def _escape_guard(cands: list[Candidate], stuck: bool) -> list[Candidate]:
+    """Issue 24's guard: when a pass would end the auction with our side doubled or redoubled in a strain (or an
+    artificial call) it never showed, or with the opponents redoubled after our takeout double, no pass is chosen
+    while a sane alternative exists. Natural bids (a bid that shows its own strain) and the redouble (SOS) are tried
+    first, in their priority order, and say so; the passes follow, in theirs. The order is hand-independent, so
+    ``meaning_of`` reads the calls exactly as ``choose`` makes them."""
+    sane, rest = [], []
+    note = _ESCAPE_NOTE if stuck else _TRAPPED_NOTE
+    for c in cands:
+        if c.call.is_bid and not c.rule.spec.artificial and c.rule.shows_code is None:
+            sane.append(Candidate(c.rule, c.bindings, c.call, note))
+        elif c.call.is_redouble:
+            sane.append(Candidate(c.rule, c.bindings, c.call, note))
+        elif c.call.is_pass:
+            rest.append(Candidate(c.rule, c.bindings, c.call, _NO_ESCAPE_NOTE))
+        else:
+            rest.append(c)
+    return sane + rest
+
+
+def _match(applicable, text: str, alt: str | None, last, legal, env: dict) -> list[Candidate]:
+    """The instances of ``applicable`` rules whose pattern matches ``text`` (or ``alt``) and whose ``require``
+    holds, in priority order."""
+    out: list[Candidate] = []
+    for rule, pats in applicable:
+        for pat, _names in pats:
+            m = pat.fullmatch(text)
+            if m is None and alt is not None:
+                m = pat.fullmatch(alt)
+            if m is None:
+                continue
+            b = {k: "CDHS".index(v) for k, v in m.groupdict().items() if v is not None}
+            for call, bb in _instances(rule, b, last):
+                if call not in legal:
+                    continue
+                env.update(bb)
+                # ``require`` is about the auction only (a free suit variable is bound per instance).
+                if rule.trivial_require or _eval(rule, rule.require_code, env, "require"):
+                    out.append(Candidate(rule, tuple(sorted(bb.items())), call))
+            break
+    return out
 
 
 def _eval(rule: CompiledRule, code, env: dict, what: str):

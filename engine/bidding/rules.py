@@ -66,7 +66,7 @@ STATE_NAMES = (
     "osuits", "lhosuit", "rhosuit", "bidsuits", "nbids", "level", "strain", "pnt", "mynt",
     "unbid", "fit", "plo", "phi", "doubled", "redoubled", "pforce", "mybids", "pbids", "obids", "contested",
     "prule", "myrule", "ourlevel", "plast", "below_game", "ppassed", "balancing", "pexp", "plen",
-    "mylo", "myhi", "stuck",
+    "mylo", "myhi", "stuck", "trapped", "pbal",
 )
 CONSTANTS = {"C": 0, "D": 1, "H": 2, "S": 3, "NONE": -1, "True": True, "False": False}
 _HELPERS = ("min", "max", "abs", "len", "all", "any", "range", "sum")
