@@ -177,6 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--freak-deals", type=int, default=None, help="(g): freak deals (default 30, 6 with --quick)")
     ap.add_argument("--bs", default=DEFAULT_BS, help="bridge-solver's batch driver (bench/build_bs.sh)")
     ap.add_argument("--bs-dir", default=DEFAULT_BS_DIR, help="the shared bridge-solver folder (its compare.py)")
+    ap.add_argument("--core", choices=("auto", "portable", "fast"), default="auto",
+                    help="which build of the search runs (engine.dds._solver.set_core_variant)")
     ap.add_argument("--only", default="", help="comma-separated sections to run (a,b,c,d,e,f,g; default all)")
     ap.add_argument("--options", type=lambda x: int(x, 0), default=None,
                     help="search feature mask (engine.dds._solver.OPT_*), to measure what each technique buys")
@@ -190,6 +192,9 @@ def main(argv=None) -> int:
 
     H = load_harness(args.harness)
     from bench.dd_candidate import Candidate
+    from squeeze.engine.dds import _solver
+
+    core = _solver.set_core_variant(args.core)
 
     path = H.find_lib("endplay")
     if not path:
@@ -197,7 +202,7 @@ def main(argv=None) -> int:
     dds = H.Dds(path)
     info = dds.info()
     print(f"DDS {info['version']} ({info['threading']} threading) vs engine.dds; 1 thread each; "
-          f"machine {H.machine_info()['cpu']}")
+          f"machine {H.machine_info()['cpu']}; our search build: {core}")
     n_all = max(n_table, n_t1, n_mid)
     deals = H.make_deals(n_all, args.seed)
     warm = [w["hands"] for w in H.make_deals(3, args.seed + 7)]

@@ -1,6 +1,6 @@
-# distutils: sources = engine/dds/csrc/ddcore.c
+# distutils: sources = engine/dds/csrc/ddcore.c engine/dds/csrc/ddcore_v3.c
 # distutils: include_dirs = engine/dds/csrc
-# distutils: depends = engine/dds/csrc/ddcore.h engine/dds/csrc/core.h engine/dds/csrc/tt.h engine/dds/csrc/sure_tricks.h engine/dds/csrc/moves.h
+# distutils: depends = engine/dds/csrc/ddcore.h engine/dds/csrc/core.h engine/dds/csrc/tt.h engine/dds/csrc/sure_tricks.h engine/dds/csrc/moves.h engine/dds/csrc/dispatch.h
 """Thin typed wrapper over the C search core (csrc/ddcore.c). No Python objects reach the search; every entry
 point runs with the GIL released, so one ``CoreSolver`` per thread solves in parallel."""
 from libc.stdint cimport uint16_t, uint64_t
@@ -39,6 +39,9 @@ cdef extern from "ddcore.h" nogil:
     int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
                       const int *cur_suit, const int *cur_rank, int target,
                       int *out_suit, int *out_rank, int *out_ok)
+    int dd_set_variant(int variant)
+    int dd_variant()
+    int dd_fast_available()
 
 OPT_TT = 1
 OPT_QUICK = 2
@@ -50,6 +53,25 @@ OPT_KILLER = 64
 OPT_QT_PARTNER = 128
 OPT_ALL = 255
 OPT_DEFAULT = OPT_ALL
+
+_VARIANTS = {"auto": 0, "portable": 1, "fast": 2}
+
+
+def set_core_variant(name: str) -> str:
+    """Which build of the search every solver of the process runs: "portable" (any x86-64 CPU), "fast"
+    (x86-64-v3: BMI2, LZCNT, AVX2; falls back to portable on older CPUs) or "auto" (fast where supported, unless
+    SQUEEZE_DD_PORTABLE=1 is set).  Returns the build now in use.  Both give the same answers (tests compare them)."""
+    return ("", "portable", "fast")[dd_set_variant(_VARIANTS[name])]
+
+
+def core_variant() -> str:
+    """The build of the search in use: "portable" or "fast"."""
+    return ("", "portable", "fast")[dd_variant()]
+
+
+def fast_core_available() -> bool:
+    """Does this CPU run the x86-64-v3 build?"""
+    return bool(dd_fast_available())
 
 
 cdef inline void _load(uint16_t h[4][4], object bits4) except *:

@@ -32,7 +32,24 @@
 #include "moves.h"
 #include <time.h>
 
+/* The search is compiled twice (see ddcore_v3.c): here for any x86-64 CPU (the portable path), and again with
+ * x86-64-v3 instructions (BMI1/2, LZCNT, AVX2); dispatch.h picks one when the library loads.  The search's entry
+ * points get a suffix per build; the dispatcher defines the public names of ddcore.h. */
+#ifdef DD_VARIANT_V3
+#define DD_ENTRY(name) name##_v3
+#else
+#define DD_ENTRY(name) name##_base
+#endif
+
 /* ------------------------------------------------------------------ setup */
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifndef DD_VARIANT_V3   /* the solver's memory and settings: once, in the portable translation unit */
 
 DDSolver *dd_new(size_t tt_bytes) {
     DDSolver *s = (DDSolver *)calloc(1, sizeof(DDSolver));
@@ -76,18 +93,13 @@ void dd_get_stats(const DDSolver *s, DDStats *out) { *out = s->st; }
 void dd_clear_stats(DDSolver *s) { memset(&s->st, 0, sizeof(s->st)); }
 void dd_set_node_limit(DDSolver *s, uint64_t limit) { s->node_limit = limit; }
 
-static double monotonic_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void dd_set_time_limit(DDSolver *s, double seconds) {
     s->deadline = monotonic_seconds() + seconds;
     s->has_deadline = 1;
 }
 
 void dd_clear_time_limit(DDSolver *s) { s->has_deadline = 0; }
+#endif
 
 /* What an entry point returns when a limit stopped its search: -2 node limit, -3 time limit. */
 #define ABORTED(S) (-1 - (S)->aborted)
@@ -384,7 +396,7 @@ static int valid_hands(const uint16_t hands[4][4]) {
     return 1;
 }
 
-int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int leader) {
+int DD_ENTRY(dd_solve_leader)(DDSolver *S, const uint16_t hands[4][4], int trump, int leader) {
     if (!valid_hands(hands) || trump < 0 || trump > 4 || leader < 0 || leader > 3) return -1;
     int n = total_cards(hands, 0);
     for (int h = 1; h < 4; h++) if (total_cards(hands, h) != n) return -1;
@@ -397,7 +409,7 @@ int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int lead
     return solve_leader_guess(S, leader, estimate(S, leader & 1, n));
 }
 
-void dd_solve_table(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
+void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
     int n = total_cards(hands, 0);
     memcpy(S->h, hands, sizeof(S->h));
     sync_lenkey(S);
@@ -492,7 +504,7 @@ static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int fi
     return n;
 }
 
-int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+int DD_ENTRY(dd_make_cards)(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
                   const int *cur_suit, const int *cur_rank, int target,
                   int *out_suit, int *out_rank, int *out_ok) {
     Move mv[13];
@@ -525,7 +537,7 @@ int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first,
     return out;
 }
 
-int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+int DD_ENTRY(dd_solve_cards)(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
                    const int *cur_suit, const int *cur_rank,
                    int *out_suit, int *out_rank, int *out_score) {
     Move mv[13];
@@ -579,3 +591,7 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
     S->root_sig = sig;
     return out;
 }
+
+#ifndef DD_VARIANT_V3
+#include "dispatch.h"
+#endif
