@@ -34,6 +34,7 @@ VARIANTS = [
     ("- equivalent cards", core.OPT_EQUIV),
     ("- move ordering", core.OPT_ORDER),
     ("- killer lead per depth", core.OPT_KILLER),
+    ("- cut-off card cache", core.OPT_CUTCACHE),
 ]
 
 

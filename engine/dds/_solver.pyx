@@ -22,6 +22,7 @@ cdef extern from "ddcore.h" nogil:
         uint64_t by_depth[14]
         uint64_t tt_clears
         uint64_t tt_recycled
+        uint64_t cut_cached
     DDSolver *dd_new(size_t tt_bytes)
     void dd_free(DDSolver *s)
     void dd_reset(DDSolver *s)
@@ -51,7 +52,8 @@ OPT_EQUIV = 16
 OPT_PARTITION = 32
 OPT_KILLER = 64
 OPT_QT_PARTNER = 128
-OPT_ALL = 255
+OPT_CUTCACHE = 256
+OPT_ALL = 511
 OPT_DEFAULT = OPT_ALL
 
 _VARIANTS = {"auto": 0, "portable": 1, "fast": 2}
@@ -138,7 +140,8 @@ cdef class CoreSolver:
                 "cut_first": st.cut_first, "cut_later": st.cut_later, "all_nodes": st.all_nodes,
                 "k_sum": st.k_sum, "n_sum": st.n_sum,
                 "by_depth": [st.by_depth[i] for i in range(14)],
-                "tt_clears": st.tt_clears, "tt_recycled": st.tt_recycled}
+                "tt_clears": st.tt_clears, "tt_recycled": st.tt_recycled,
+                "cut_cached": st.cut_cached}
 
     def clear_stats(self):
         dd_clear_stats(self.s)

@@ -27,6 +27,7 @@ typedef struct {
     uint64_t by_depth[14];  /* trick nodes by tricks left */
     uint64_t tt_clears;     /* times the table's pool filled up and the table was cleared */
     uint64_t tt_recycled;   /* chunks taken back from full per-distribution lists */
+    uint64_t cut_cached;    /* cut-offs by the card of the cut-off card cache, tried before generating moves */
 } DDStats;
 
 /* Feature switches, to measure what each technique buys (all on by default). */
@@ -38,7 +39,8 @@ typedef struct {
 #define DD_OPT_PARTITION 32u   /* store generalised (winning-rank) sets instead of exact positions */
 #define DD_OPT_KILLER    64u   /* lead first the card that last caused a cut-off at this depth (DDS's bestMove) */
 #define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
-#define DD_OPT_ALL       255u
+#define DD_OPT_CUTCACHE  256u  /* try the cut-off card cache's card before generating moves */
+#define DD_OPT_ALL       511u
 #define DD_OPT_DEFAULT   DD_OPT_ALL
 
 /* tt_bytes: memory for the transposition table (raised to 256 KiB if smaller); about a sixth goes to the
