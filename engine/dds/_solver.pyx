@@ -26,6 +26,7 @@ cdef extern from "ddcore.h" nogil:
     DDSolver *dd_new(size_t tt_bytes)
     void dd_free(DDSolver *s)
     void dd_reset(DDSolver *s)
+    void dd_clear_tt(DDSolver *s)
     size_t dd_tt_bytes(const DDSolver *s)
     void dd_set_options(DDSolver *s, unsigned opts)
     void dd_get_stats(const DDSolver *s, DDStats *out)
@@ -128,6 +129,9 @@ cdef class CoreSolver:
 
     def reset(self):
         dd_reset(self.s)
+
+    def clear_tt(self):
+        dd_clear_tt(self.s)
 
     def set_options(self, unsigned opts):
         dd_set_options(self.s, opts)

@@ -71,6 +71,8 @@ struct DDSolver {
      * play and its scores vary little, so they are the first guesses (two probes per card when right). */
     uint32_t root_sig;
     int8_t root_score[4][13];
+    uint16_t deal[4][4];   /* the hands at the last root (root_deal) */
+    int have_deal;
     CutEntry *cut;         /* the cut-off card cache, 1 << CUT_BITS slots, direct-mapped */
     Dist *dists;           /* open addressing, power-of-two size */
     Chunk *chunks;         /* pool, handed out in order; when it or the distribution table is full, all is cleared */

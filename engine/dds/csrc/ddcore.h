@@ -49,6 +49,8 @@ DDSolver *dd_new(size_t tt_bytes);
 void dd_free(DDSolver *s);
 /* Forget the transposition table (clears the distribution heads, a sixth of its memory) and the ordering memory. */
 void dd_reset(DDSolver *s);
+/* Forget the transposition table only (the ordering memory stays). */
+void dd_clear_tt(DDSolver *s);
 size_t dd_tt_bytes(const DDSolver *s);
 void dd_set_options(DDSolver *s, unsigned opts);
 void dd_get_stats(const DDSolver *s, DDStats *out);
