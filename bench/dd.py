@@ -168,6 +168,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-midplay", type=int, default=None)
     ap.add_argument("--pimc-batches", type=int, default=None)
     ap.add_argument("--pimc-worlds", type=int, default=100)
+    ap.add_argument("--pimc-threads", type=int, default=2, help="(d) is also timed with solve_many(threads=N) "
+                    "against the same DDS time (1 thread each for the main figure; 0 or 1: not timed)")
     ap.add_argument("--lead-deals", type=int, default=None, help="(e): candidate deals of the card-play bench, "
                     "20 worlds each (default 10, 2 with --quick)")
     ap.add_argument("--tt-mib", type=int, default=64)
@@ -257,8 +259,10 @@ def main(argv=None) -> int:
 
     # (d) PIMC batch
     rng = random.Random(args.seed + 99)
-    t_dds = t_ours = 0.0
+    t_dds = t_ours = t_thr = 0.0
     bad = 0
+    thr = args.pimc_threads if args.pimc_threads > 1 else 0
+    positions = None
     for b in range(n_batches):
         worlds = pimc_worlds(H, rng, n_worlds)
         strain = b % 5
@@ -273,11 +277,25 @@ def main(argv=None) -> int:
         got = cand.solve_many([H.hands_to_pbn(w) for w in worlds], strain, first)
         t_ours += time.perf_counter() - a
         bad += sum(H._norm(x) != H._norm(y) for x, y in zip(got, ref))
+        if thr:   # the same batch on `thr` solvers in as many threads (cold tables, as above)
+            from squeeze.engine.cards import Deal, Seat, Strain
+            from squeeze.engine.dds import Position
+            order = (Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS, Strain.NOTRUMP)
+            positions = [Position(Deal.parse(H.hands_to_pbn(w), complete=False), Seat(first)) for w in worlds]
+            cand.reset()   # Solver.reset() resets the helpers too
+            a = time.perf_counter()
+            got_t = cand.solver.solve_many(positions, order[strain], threads=thr)
+            t_thr += time.perf_counter() - a
+            bad += sum(H._norm({str(c): v for c, v in x.items()}) != H._norm(y) for x, y in zip(got_t, ref))
     wrong += bad
     if n_batches:
         figures["pimc_batch"] = t_ours / t_dds
         print(f"{'(d) PIMC batch':<28} {n_batches} x {n_worlds} worlds  DDS {1000 * t_dds / n_batches:9.1f} ms/batch  "
               f"ours {1000 * t_ours / n_batches:9.1f} ms/batch  ratio {figures['pimc_batch']:6.2f}  wrong {bad}")
+        if thr:
+            figures[f"pimc_batch_{thr}t"] = t_thr / t_dds
+            print(f"{'(d) PIMC batch, threads':<28} solve_many(threads={thr}) {1000 * t_thr / n_batches:9.1f} ms/batch  "
+                  f"ratio to 1-thread DDS {figures[f'pimc_batch_{thr}t']:6.2f}")
 
     # (e) opening leads of the card-play bench, from the defender's view
     n_leads = args.lead_deals if args.lead_deals is not None else (2 if q else 10)

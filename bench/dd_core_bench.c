@@ -2,8 +2,9 @@
  * numbers, hands N,E,S,W x suits C,D,H,S as 13-bit masks) as full tables (mode 0) or every opening lead (mode 1),
  * and prints this process's CPU time and the node counts.  Compile it with different flags and run the binaries
  * alternately (bench/RESULTS.md, "the build"):
- *   gcc -O3 -march=x86-64 -Iengine/dds/csrc bench/dd_core_bench.c -o bench/out/v1
+ *   gcc -O3 -march=x86-64 -Iengine/dds/csrc bench/dd_core_bench.c engine/dds/csrc/ddcore_v3.c -o bench/out/v1
  *   bench/out/v1 bench/out/deals40.txt 0
+ * (the public entry points dispatch: SQUEEZE_DD_PORTABLE=1 runs the portable build of the search)
  */
 #include "ddcore.c"
 #include <stdio.h>
