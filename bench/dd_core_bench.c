@@ -1,7 +1,7 @@
 /* Build experiments on the bare search core, without Python: solves the deals of a file (one deal a line: 16
  * numbers, hands N,E,S,W x suits C,D,H,S as 13-bit masks) as full tables (mode 0) or every opening lead (mode 1),
- * and prints this process's CPU time and the node counts.  Compile it with different flags and run the binaries
- * alternately (bench/RESULTS.md, "the build"):
+ * and prints this process's CPU time and the node counts (deal files: bench/dd_core_deals.py).  Compile it with
+ * different flags and run the binaries alternately (bench/RESULTS.md, "the build"):
  *   gcc -O3 -march=x86-64 -Iengine/dds/csrc bench/dd_core_bench.c engine/dds/csrc/ddcore_v3.c -o bench/out/v1
  *   bench/out/v1 bench/out/deals40.txt 0
  * (the public entry points dispatch: SQUEEZE_DD_PORTABLE=1 runs the portable build of the search)
