@@ -102,19 +102,26 @@ def load_bs(bs_dir: str, binary: str):
     return mod, ""
 
 
-def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm):
+def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm, alt=None):
     """Interleaved DDS / ours / bridge-solver (when bs_mod) over hands_list; wl 'table' or 'leads' (deal i: strain
-    i % 5 in DDS order, leader i % 4).  Returns ({who: total seconds}, {who: wrong answers})."""
+    i % 5 in DDS order, leader i % 4).  alt: (Candidate, core build name) of a fourth contestant, "ours" with a
+    step taken back (--versus), interleaved too.  Returns ({who: total seconds}, {who: wrong answers})."""
     from squeeze.engine.cards import Deal, Seat, Strain
     from squeeze.engine.dds import Position
 
     order = (Strain.SPADES, Strain.HEARTS, Strain.DIAMONDS, Strain.CLUBS, Strain.NOTRUMP)
     who_all = ("dds", "ours", "bs") if bs_mod else ("dds", "ours")
+    if alt:
+        who_all += ("alt",)
+        alt[0].reset()
+    from squeeze.engine.dds import _solver
+    core = _solver.core_variant()
     dds.fresh(1, warm)
     cand.reset()
     bs = bs_mod.BsCoprocess(binary) if bs_mod else None
     t = {w: 0.0 for w in who_all}
     bad = {w: 0 for w in who_all}
+    per: dict[str, list[float]] = {w: [] for w in who_all}
     try:
         for i, hands in enumerate(hands_list):
             deal = Deal.parse(H.hands_to_pbn(hands))
@@ -132,15 +139,19 @@ def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm):
                 if who == "dds":
                     a = time.perf_counter()
                     r = dds.calc_table(td) if wl == "table" else dds.solve_board(dl, 0)
-                    t["dds"] += time.perf_counter() - a
+                    per["dds"].append(time.perf_counter() - a)
+                    t["dds"] += per["dds"][-1]
                     got["dds"] = r if wl == "table" else H.Dds.fut_to_dict(r)
-                elif who == "ours":
+                elif who in ("ours", "alt"):
+                    solver = cand.solver if who == "ours" else alt[0].solver
+                    _solver.set_core_variant(core if who == "ours" else alt[1])
                     a = time.perf_counter()
-                    r = (cand.solver.solve_table(deal) if wl == "table"
-                         else cand.solver.solve_cards(pos, order[strain]))
-                    t["ours"] += time.perf_counter() - a
-                    got["ours"] = ([[r[st][seat] for seat in Seat] for st in order] if wl == "table"
-                                   else {str(c): v for c, v in r.items()})
+                    r = (solver.solve_table(deal) if wl == "table"
+                         else solver.solve_cards(pos, order[strain]))
+                    per[who].append(time.perf_counter() - a)
+                    t[who] += per[who][-1]
+                    got[who] = ([[r[st][seat] for seat in Seat] for st in order] if wl == "table"
+                                else {str(c): v for c, v in r.items()})
                 else:
                     wall, _cpu, _rt, payload = bs.ask(req)
                     t["bs"] += wall
@@ -148,14 +159,19 @@ def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm):
                                  else bs_mod.parse_bs_plays(payload, first))
             ref = got["dds"]
             bad["ours"] += got["ours"] != ref
+            if alt:
+                bad["alt"] += got["alt"] != ref
             if bs:
                 if wl == "table":
                     bad["bs"] += got["bs"] != ref
                 else:   # bridge-solver scores one card per group of equivalent cards
                     bad["bs"] += any(ref.get(c) != v for c, v in got["bs"].items()) or not got["bs"]
     finally:
+        _solver.set_core_variant(core)
         if bs:
             bs.close()
+    t["slower"] = sum(o > d for o, d in zip(per["ours"], per["dds"]))   # deals where ours took longer than DDS
+    t["worst"] = max(o / d for o, d in zip(per["ours"], per["dds"]))
     return t, bad
 
 
@@ -179,6 +195,9 @@ def main(argv=None) -> int:
     ap.add_argument("--freak-deals", type=int, default=None, help="(g): freak deals (default 30, 6 with --quick)")
     ap.add_argument("--bs", default=DEFAULT_BS, help="bridge-solver's batch driver (bench/build_bs.sh)")
     ap.add_argument("--bs-dir", default=DEFAULT_BS_DIR, help="the shared bridge-solver folder (its compare.py)")
+    ap.add_argument("--versus", default="", help="(f), (g): a fourth contestant, ours with one step taken back, "
+                    "interleaved with the others: 'opts:MASK' (search features switched off, e.g. opts:0x100 = no "
+                    "cut-off card cache) or 'core:portable' (the portable build of the search)")
     ap.add_argument("--core", choices=("auto", "portable", "fast"), default="auto",
                     help="which build of the search runs (engine.dds._solver.set_core_variant)")
     ap.add_argument("--only", default="", help="comma-separated sections to run (a,b,c,d,e,f,g; default all)")
@@ -346,8 +365,17 @@ def main(argv=None) -> int:
     if "g" in only and n_freak:
         fl = freak_deals(n_freak, args.seed + 5)
         sections += [("g", "freak", "table", fl), ("g", "freak", "leads", fl)]
+    alt = None
+    if args.versus:
+        kind, _, val = args.versus.partition(":")
+        if kind == "opts":
+            alt = (Candidate(tt_mib=args.tt_mib, options=_solver.OPT_DEFAULT & ~int(val, 0)), core)
+        elif kind == "core":
+            alt = (Candidate(tt_mib=args.tt_mib, options=args.options), val)
+        else:
+            raise SystemExit(f"--versus: opts:MASK or core:portable, not {args.versus!r}")
     for sec, tag, wl, hl in sections:
-        t, bad = three_way(H, dds, cand, bs_mod, args.bs, hl, wl, warm)
+        t, bad = three_way(H, dds, cand, bs_mod, args.bs, hl, wl, warm, alt)
         wrong += bad["ours"]
         n = len(hl)
         line = (f"({sec}) {'freak ' if tag == 'freak' else ''}{wl:<6} n={n:4d}  DDS {1000 * t['dds'] / n:8.2f}  "
@@ -358,6 +386,13 @@ def main(argv=None) -> int:
         if "bs" in t:
             line += f"  bs/DDS {t['bs'] / t['dds']:.3f}  ours/bs {t['ours'] / t['bs']:.3f}"
         line += f"   wrong: ours {bad['ours']}" + (f" bs {bad['bs']}" if "bs" in bad else "")
+        line += f"   ours slower than DDS on {t['slower']}/{n} deals (worst {t['worst']:.2f}x)"
+        if alt:
+            line += (f"\n      versus {args.versus}: {1000 * t['alt'] / n:8.2f} ms/deal, ours/it {t['ours'] / t['alt']:.3f}"
+                     f" (the step buys {t['alt'] / t['ours']:.2f}x), it/DDS {t['alt'] / t['dds']:.3f}"
+                     + (f", it/bs {t['alt'] / t['bs']:.3f}" if "bs" in t else "") + f", wrong {bad['alt']}")
+            wrong += bad["alt"]
+            figures[f"{tag}_{wl}_step"] = t["alt"] / t["ours"]
         print(line, flush=True)
         if tag == "bs":
             figures[f"bs_{wl}"] = t["ours"] / t["bs"]

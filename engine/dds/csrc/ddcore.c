@@ -24,7 +24,14 @@
  *    and a card that is an "x" of a failed sibling's proven set is skipped (small-card pruning);
  *  - moves ordered by bridge heuristics (leads: suits where the opponents hold few cards first, winners, partner's
  *    entries; followers: win cheaply, let partner win, keep trumps), the lead that last cut off at this depth and
- *    the best lead remembered by the table first.  bench/RESULTS.md measures what each of these buys.
+ *    the best lead remembered by the table first;
+ *  - a cut-off card cache (after bridge-solver): the card that last cut off in a node of the same kind (keyed by the
+ *    hand to lead, or the lead suit's cards and the winning card, or the hand and the winner for discards) is tried
+ *    before any move is generated; the ordering memory (this cache, killers, root scores) lives within one deal.
+ *  bench/RESULTS.md measures what each of these buys.
+ *
+ * This file is compiled twice: as itself (portable x86-64; it also holds the solver's setup and dispatch.h) and
+ * by ddcore_v3.c for x86-64-v3; DD_ENTRY names the search's entry points of each build.
  */
 #include "core.h"
 #include "tt.h"
