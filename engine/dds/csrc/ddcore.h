@@ -30,7 +30,7 @@ typedef struct {
     uint64_t cut_cached;    /* cut-offs by the card of the cut-off card cache, tried before generating moves */
 } DDStats;
 
-/* Feature switches, to measure what each technique buys (all on by default). */
+/* Feature switches, to measure what each technique buys (all on by default but the killer lead). */
 #define DD_OPT_TT        1u
 #define DD_OPT_QUICK     2u
 #define DD_OPT_LATER     4u
@@ -41,7 +41,9 @@ typedef struct {
 #define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
 #define DD_OPT_CUTCACHE  256u  /* try the cut-off card cache's card before generating moves */
 #define DD_OPT_ALL       511u
-#define DD_OPT_DEFAULT   DD_OPT_ALL
+/* The killer lead per depth is off by default since the cut-off card cache: with both, it costs 3-8 % more card
+ * nodes (tables, leads, PIMC batches; bench/RESULTS.md). */
+#define DD_OPT_DEFAULT   (DD_OPT_ALL & ~DD_OPT_KILLER)
 
 /* tt_bytes: memory for the transposition table (raised to 256 KiB if smaller); about a sixth goes to the
  * distribution heads, the rest to the pool of chunks.  Returns NULL if the allocation fails. */
