@@ -33,7 +33,8 @@ VARIANTS = [
     ("- later tricks", core.OPT_LATER),
     ("- equivalent cards", core.OPT_EQUIV),
     ("- move ordering", core.OPT_ORDER),
-    ("- killer lead per depth", core.OPT_KILLER),
+    ("+ killer lead per depth (off by default)", -core.OPT_KILLER),
+    ("- cut-off card cache", core.OPT_CUTCACHE),
 ]
 
 
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
     for k in chosen:
         name, off = VARIANTS[k]
         s = core.CoreSolver(64 << 20)
-        s.set_options(core.OPT_DEFAULT & ~off)
+        s.set_options(core.OPT_DEFAULT | -off if off < 0 else core.OPT_DEFAULT & ~off)
         nodes = tricks = capped = 0
         t0 = time.perf_counter()
         for bits, trump, leader in cases:
@@ -76,7 +77,8 @@ def main(argv=None) -> int:
         if k == 0:
             base_nodes = nodes
         elif base_nodes:
-            result[f"nodes_x_without_{name.split('(')[0].strip('- ').replace(' ', '_')}"] = round(nodes / base_nodes, 2)
+            what = "with" if name.startswith("+") else "without"
+            result[f"nodes_x_{what}_{name.split('(')[0].strip('-+ ').replace(' ', '_')}"] = round(nodes / base_nodes, 2)
     print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
     return 0
 

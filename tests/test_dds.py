@@ -327,3 +327,41 @@ def test_memory_is_bounded_and_configurable():
     assert Solver().tt_bytes <= 256 << 20
     with pytest.raises(ValueError):
         Solver(tt_mib=0)
+
+
+# ----------------------------------------------------------------------------------------------- builds
+
+def test_portable_and_fast_builds_give_the_same_answers():
+    """The search is compiled twice (portable x86-64, and x86-64-v3 picked at run time where the CPU has it): forced
+    onto the portable path, the same positions give the same answers, node for node, as on the fast path; and
+    SQUEEZE_DD_PORTABLE=1 selects the portable path in a fresh process."""
+    import os
+    import subprocess
+    import sys
+
+    from squeeze.engine.dds import _solver
+
+    before = _solver.core_variant()
+    rng = random.Random(4242)
+    cases = [random_position(rng, t, rng.randrange(4)) for t in (0, 0, 2, 5, 8)]
+    deals = [Deal.random(rng) for _ in range(2)]
+    runs = {}
+    try:
+        for variant in ("portable", "fast"):
+            got = _solver.set_core_variant(variant)
+            assert got == variant or (variant == "fast" and not _solver.fast_core_available())
+            s = Solver(tt_mib=16)
+            cards = [s.solve_cards(pos, st) for pos, st in cases]
+            tables = [s.solve_table(d).tricks for d in deals]
+            runs[got] = (cards, tables, s.stats()["nodes"])
+    finally:
+        _solver.set_core_variant(before)
+    if len(runs) == 2:
+        assert runs["portable"] == runs["fast"]
+    cards, _tables, _nodes = runs["portable"]
+    for (pos, st), got in zip(cases[:2], cards[:2]):
+        assert got == dds_cards(pos, st)
+    env = dict(os.environ, SQUEEZE_DD_PORTABLE="1")
+    out = subprocess.run([sys.executable, "-c", "from squeeze.engine.dds import _solver; print(_solver.core_variant())"],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "portable"

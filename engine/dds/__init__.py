@@ -245,7 +245,8 @@ class Solver:
     def solve_many(self, positions: Iterable[Position], trump: Strain, threads: int = 1,
                    deadline: float | None = None) -> list[dict[Card, int]]:
         """Score every legal card in each position (e.g. the worlds of a PIMC decision). One solver, so the
-        transposition table and the ordering memory carry over from world to world.
+        transposition table carries over from world to world (the ordering memory is per deal: another world's
+        cut-off cards are mostly wrong guesses).
 
         ``threads`` > 1 spreads the positions over that many solvers in as many threads (the core releases the
         GIL): this solver and ``threads - 1`` helpers kept for later calls, each with a table of the same size.

@@ -1,6 +1,6 @@
-# distutils: sources = engine/dds/csrc/ddcore.c
+# distutils: sources = engine/dds/csrc/ddcore.c engine/dds/csrc/ddcore_v3.c
 # distutils: include_dirs = engine/dds/csrc
-# distutils: depends = engine/dds/csrc/ddcore.h engine/dds/csrc/core.h engine/dds/csrc/tt.h engine/dds/csrc/sure_tricks.h engine/dds/csrc/moves.h
+# distutils: depends = engine/dds/csrc/ddcore.h engine/dds/csrc/core.h engine/dds/csrc/tt.h engine/dds/csrc/sure_tricks.h engine/dds/csrc/moves.h engine/dds/csrc/dispatch.h
 """Thin typed wrapper over the C search core (csrc/ddcore.c). No Python objects reach the search; every entry
 point runs with the GIL released, so one ``CoreSolver`` per thread solves in parallel."""
 from libc.stdint cimport uint16_t, uint64_t
@@ -22,9 +22,11 @@ cdef extern from "ddcore.h" nogil:
         uint64_t by_depth[14]
         uint64_t tt_clears
         uint64_t tt_recycled
+        uint64_t cut_cached
     DDSolver *dd_new(size_t tt_bytes)
     void dd_free(DDSolver *s)
     void dd_reset(DDSolver *s)
+    void dd_clear_tt(DDSolver *s)
     size_t dd_tt_bytes(const DDSolver *s)
     void dd_set_options(DDSolver *s, unsigned opts)
     void dd_get_stats(const DDSolver *s, DDStats *out)
@@ -39,6 +41,9 @@ cdef extern from "ddcore.h" nogil:
     int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
                       const int *cur_suit, const int *cur_rank, int target,
                       int *out_suit, int *out_rank, int *out_ok)
+    int dd_set_variant(int variant)
+    int dd_variant()
+    int dd_fast_available()
 
 OPT_TT = 1
 OPT_QUICK = 2
@@ -48,8 +53,28 @@ OPT_EQUIV = 16
 OPT_PARTITION = 32
 OPT_KILLER = 64
 OPT_QT_PARTNER = 128
-OPT_ALL = 255
-OPT_DEFAULT = OPT_ALL
+OPT_CUTCACHE = 256
+OPT_ALL = 511
+OPT_DEFAULT = OPT_ALL & ~OPT_KILLER   # the killer lead costs nodes beside the cut-off card cache
+
+_VARIANTS = {"auto": 0, "portable": 1, "fast": 2}
+
+
+def set_core_variant(name: str) -> str:
+    """Which build of the search every solver of the process runs: "portable" (any x86-64 CPU), "fast"
+    (x86-64-v3: BMI2, LZCNT, AVX2; falls back to portable on older CPUs) or "auto" (fast where supported, unless
+    SQUEEZE_DD_PORTABLE=1 is set).  Returns the build now in use.  Both give the same answers (tests compare them)."""
+    return ("", "portable", "fast")[dd_set_variant(_VARIANTS[name])]
+
+
+def core_variant() -> str:
+    """The build of the search in use: "portable" or "fast"."""
+    return ("", "portable", "fast")[dd_variant()]
+
+
+def fast_core_available() -> bool:
+    """Does this CPU run the x86-64-v3 build?"""
+    return bool(dd_fast_available())
 
 
 cdef inline void _load(uint16_t h[4][4], object bits4) except *:
@@ -105,6 +130,9 @@ cdef class CoreSolver:
     def reset(self):
         dd_reset(self.s)
 
+    def clear_tt(self):
+        dd_clear_tt(self.s)
+
     def set_options(self, unsigned opts):
         dd_set_options(self.s, opts)
 
@@ -116,7 +144,8 @@ cdef class CoreSolver:
                 "cut_first": st.cut_first, "cut_later": st.cut_later, "all_nodes": st.all_nodes,
                 "k_sum": st.k_sum, "n_sum": st.n_sum,
                 "by_depth": [st.by_depth[i] for i in range(14)],
-                "tt_clears": st.tt_clears, "tt_recycled": st.tt_recycled}
+                "tt_clears": st.tt_clears, "tt_recycled": st.tt_recycled,
+                "cut_cached": st.cut_cached}
 
     def clear_stats(self):
         dd_clear_stats(self.s)

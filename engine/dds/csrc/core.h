@@ -11,6 +11,7 @@
 #define CHUNK 8          /* entries per chunk; the entries of one distribution are a chain of chunks */
 #define LIST_MAX 256     /* entries per distribution; a full list drops its oldest chunk (DDS keeps 125) */
 #define TT_FIRST 7       /* tricks left from which the table is consulted before the sure-trick counts */
+#define CUT_BITS 16     /* slots of the cut-off card cache (8 bytes each) */
 #define PROBE 16         /* linear-probing window of the distribution table */
 
 /* One (suit-length distribution, leader, trump): the head of its list of stored sets.  Every entry of the list
@@ -34,6 +35,12 @@ typedef struct {
     uint8_t n;                      /* entries used */
     uint32_t next;                  /* next chunk index + 1 */
 } Chunk;
+
+/* A slot of the cut-off card cache: the card (0x80 | s << 4 | r, or 0) that last cut off, per seat to play. */
+typedef struct {
+    uint32_t tag;
+    uint8_t card[4];
+} CutEntry;
 
 typedef struct {
     int leader;
@@ -64,6 +71,9 @@ struct DDSolver {
      * play and its scores vary little, so they are the first guesses (two probes per card when right). */
     uint32_t root_sig;
     int8_t root_score[4][13];
+    uint16_t deal[4][4];   /* the hands at the last root (root_deal) */
+    int have_deal;
+    CutEntry *cut;         /* the cut-off card cache, 1 << CUT_BITS slots, direct-mapped */
     Dist *dists;           /* open addressing, power-of-two size */
     Chunk *chunks;         /* pool, handed out in order; when it or the distribution table is full, all is cleared */
     size_t ndists, nchunks, used_chunks;

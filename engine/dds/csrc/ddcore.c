@@ -24,7 +24,14 @@
  *    and a card that is an "x" of a failed sibling's proven set is skipped (small-card pruning);
  *  - moves ordered by bridge heuristics (leads: suits where the opponents hold few cards first, winners, partner's
  *    entries; followers: win cheaply, let partner win, keep trumps), the lead that last cut off at this depth and
- *    the best lead remembered by the table first.  bench/RESULTS.md measures what each of these buys.
+ *    the best lead remembered by the table first;
+ *  - a cut-off card cache (after bridge-solver): the card that last cut off in a node of the same kind (keyed by the
+ *    hand to lead, or the lead suit's cards and the winning card, or the hand and the winner for discards) is tried
+ *    before any move is generated; the ordering memory (this cache, killers, root scores) lives within one deal.
+ *  bench/RESULTS.md measures what each of these buys.
+ *
+ * This file is compiled twice: as itself (portable x86-64; it also holds the solver's setup and dispatch.h) and
+ * by ddcore_v3.c for x86-64-v3; DD_ENTRY names the search's entry points of each build.
  */
 #include "core.h"
 #include "tt.h"
@@ -32,7 +39,24 @@
 #include "moves.h"
 #include <time.h>
 
+/* The search is compiled twice (see ddcore_v3.c): here for any x86-64 CPU (the portable path), and again with
+ * x86-64-v3 instructions (BMI1/2, LZCNT, AVX2); dispatch.h picks one when the library loads.  The search's entry
+ * points get a suffix per build; the dispatcher defines the public names of ddcore.h. */
+#ifdef DD_VARIANT_V3
+#define DD_ENTRY(name) name##_v3
+#else
+#define DD_ENTRY(name) name##_base
+#endif
+
 /* ------------------------------------------------------------------ setup */
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifndef DD_VARIANT_V3   /* the solver's memory and settings: once, in the portable translation unit */
 
 DDSolver *dd_new(size_t tt_bytes) {
     DDSolver *s = (DDSolver *)calloc(1, sizeof(DDSolver));
@@ -42,9 +66,10 @@ DDSolver *dd_new(size_t tt_bytes) {
     size_t nd = 1024;
     while (nd * 2 * sizeof(Dist) <= tt_bytes / 6) nd *= 2;
     size_t nc = (tt_bytes - nd * sizeof(Dist)) / sizeof(Chunk);
+    s->cut = (CutEntry *)calloc((size_t)1 << CUT_BITS, sizeof(CutEntry));
     s->dists = (Dist *)aligned_alloc(64, (nd * sizeof(Dist) + 63) & ~(size_t)63);
     s->chunks = (Chunk *)aligned_alloc(64, (nc * sizeof(Chunk) + 63) & ~(size_t)63);
-    if (!s->dists || !s->chunks) { free(s->dists); free(s->chunks); free(s); return NULL; }
+    if (!s->dists || !s->chunks || !s->cut) { free(s->dists); free(s->chunks); free(s->cut); free(s); return NULL; }
     /* touch every page now: first-touch page faults inside the search would cost more than this memset */
     memset(s->dists, 0, nd * sizeof(Dist));
     memset(s->chunks, 0, nc * sizeof(Chunk));
@@ -61,14 +86,19 @@ void dd_free(DDSolver *s) {
     if (!s) return;
     free(s->dists);
     free(s->chunks);
+    free(s->cut);
     free(s);
 }
 
 void dd_reset(DDSolver *s) {
     tt_clear(s);
     memset(s->killer, 0, sizeof(s->killer));
+    memset(s->cut, 0, sizeof(CutEntry) << CUT_BITS);
     s->root_sig = 0;
+    s->have_deal = 0;
 }
+
+void dd_clear_tt(DDSolver *s) { tt_clear(s); }
 
 size_t dd_tt_bytes(const DDSolver *s) { return s->tt_bytes; }
 void dd_set_options(DDSolver *s, unsigned opts) { s->opts = opts; dd_reset(s); }
@@ -76,18 +106,13 @@ void dd_get_stats(const DDSolver *s, DDStats *out) { *out = s->st; }
 void dd_clear_stats(DDSolver *s) { memset(&s->st, 0, sizeof(s->st)); }
 void dd_set_node_limit(DDSolver *s, uint64_t limit) { s->node_limit = limit; }
 
-static double monotonic_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void dd_set_time_limit(DDSolver *s, double seconds) {
     s->deadline = monotonic_seconds() + seconds;
     s->has_deadline = 1;
 }
 
 void dd_clear_time_limit(DDSolver *s) { s->has_deadline = 0; }
+#endif
 
 /* What an entry point returns when a limit stopped its search: -2 node limit, -3 time limit. */
 #define ABORTED(S) (-1 - (S)->aborted)
@@ -95,6 +120,68 @@ void dd_clear_time_limit(DDSolver *s) { s->has_deadline = 0; }
 /* ------------------------------------------------------------------ search */
 
 static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t win[4]);
+static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]);
+
+/* One child of a card node: play card (s, r) of hand p at position pos and search on; cw gets the child's set. */
+static inline int try_card(DDSolver *S, Trick *T, int tleft, int p, int pos, int target, int s, int r,
+                           uint16_t cw[4]) {
+    S->st.nodes++;
+    if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; return 0; }
+    /* the clock costs some 20 ns: read it every 1024 nodes only */
+    if (S->has_deadline && !(S->st.nodes & 1023u) && monotonic_seconds() > S->deadline) {
+        S->aborted = 2; return 0;
+    }
+    const Winner saved = put_card(S, T, p, pos, s, r);
+    int res;
+    if (pos == 3) {
+        int wh = (T->leader + T->win_pos) & 3;
+        int t2 = target - (((wh & 1) == S->maxside) ? 1 : 0);
+        /* the next trick's table slot is known now: start loading it */
+        __builtin_prefetch(&S->dists[dist_slot(S, S->lenkey, wh | (S->trump << 2))]);
+        res = trick_node(S, tleft - 1, wh, t2, cw);
+        /* a card that beat another card of its suit won by rank: its rank matters */
+        int ws = T->win_s, same = 0;
+        for (int k = 0; k < 4; k++) same += T->cs[k] == ws;
+        if (same >= 2) cw[ws] |= (uint16_t)(1u << T->win_r);
+    } else {
+        res = card_node(S, tleft, pos + 1, target, cw);
+    }
+    take_back(S, T, p, s, r, saved);
+    return res;
+}
+
+/* Is rank r of suit s the top of its group of equivalent cards in hand hs (gen_moves's representative)? */
+static inline int group_top(const DDSolver *S, const Trick *T, unsigned hs, int s, int r) {
+    if (!(S->opts & DD_OPT_EQUIV)) return 1;
+    unsigned above = hs & ~((2u << r) - 1u);
+    if (!above) return 1;
+    unsigned between = ((1u << lb(above)) - 1u) & ~((2u << r) - 1u);
+    return (T->agg[s] & ~hs & between) != 0;
+}
+
+/* The cache slot of a card node (after bridge-solver's cut-off cache, keyed as there): the seat's position in the
+ * trick and trump, and for a lead the hand to play; for a follower the lead suit's cards at the start of the trick
+ * and the winning card; for a discard or a ruff the hand and the winning card (notrump: the winning seat). */
+static inline CutEntry *cut_entry(DDSolver *S, const Trick *T, int p, int pos, uint32_t *tag) {
+    uint64_t idx = (uint64_t)pos | (uint64_t)S->trump << 2;
+    const int ls = T->lead_suit;
+    if (pos && S->h[p][ls]) {
+        idx |= (uint64_t)T->agg[ls] << (5 + 13 * ls);
+        idx |= (uint64_t)(T->win_s << 4 | T->win_r) << 57;
+    } else {
+        idx |= ((uint64_t)S->h[p][0] | (uint64_t)S->h[p][1] << 13 | (uint64_t)S->h[p][2] << 26 |
+                (uint64_t)S->h[p][3] << 39) << 5;
+        if (pos) {
+            unsigned w = S->trump == DD_NT ? (unsigned)((T->leader + T->win_pos) & 3) : (unsigned)(T->win_s << 4 | T->win_r);
+            idx ^= (uint64_t)w << 57;
+        }
+    }
+    uint64_t x = idx * 0x9b8b4567327b23c7ULL;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    *tag = (uint32_t)x | 1u;
+    return &S->cut[x >> (64 - CUT_BITS)];
+}
 
 static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]) {
     Trick *T = &S->tr[tleft];
@@ -146,14 +233,51 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
             return is_max;
         }
     }
-    Move mv[13];
-    int n = gen_moves(S, T, p, pos, tleft, mv);
     uint16_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
     /* Small-card pruning (Kuijf; Ginsberg's x's): once a card c of suit s failed and its result holds for every
      * position where the cards below rank skip_below[s] are x's, with c itself an x, any other card below that
      * rank leads into the same set of positions: skip it. */
     int skip_below[4] = {0, 0, 0, 0};
     int prune = S->opts & DD_OPT_PARTITION;
+    /* The cut-off card cache: the card that last cut off in a node like this one is tried before any move is
+     * generated or weighed; most nodes then cost one lookup and one child (over 95 % of cut-offs are by the first
+     * move).  Only a legal card that is the top of its group of equivalent cards is taken, so the search visits
+     * exactly the moves it would otherwise, in another order. */
+    CutEntry *ce = NULL;
+    uint32_t ctag = 0;
+    int fs = -1, fr = -1;
+    if (S->opts & DD_OPT_CUTCACHE) {
+        ce = cut_entry(S, T, p, pos, &ctag);
+        unsigned c = ce->tag == ctag ? ce->card[p] : 0;
+        if (c) {
+            int s = (c >> 4) & 3, r = c & 15;
+            unsigned hs = S->h[p][s];
+            if (((hs >> r) & 1u) && (pos == 0 || s == T->lead_suit || !S->h[p][T->lead_suit]) &&
+                group_top(S, T, hs, s, r)) { fs = s; fr = r; }
+        }
+    }
+    Move mv[13];
+    int n = 0;
+    if (fs >= 0) {
+        uint16_t cw[4] = {0, 0, 0, 0};
+        int s = fs, r = fr;
+        int res = try_card(S, T, tleft, p, pos, target, s, r, cw);
+        if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
+        if (res == is_max) {
+            win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
+            S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
+            if (pos == 0) T->best = (s << 4) | r;
+            S->st.cut_first++;
+            S->st.cut_cached++;
+            return res;
+        }
+        acc0 |= cw[0]; acc1 |= cw[1]; acc2 |= cw[2]; acc3 |= cw[3];
+        if (prune) {
+            int th = cw[s] ? lb(cw[s]) : 13;
+            if (r < th && th > skip_below[s]) skip_below[s] = th;
+        }
+    }
+    n = gen_moves(S, T, p, pos, tleft, mv);
     for (int i = 0; i < n; i++) {
         /* pick the best remaining move */
         int bi = i;
@@ -161,36 +285,20 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
             if (mv[j].w > mv[bi].w) bi = j;
         if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
         int s = mv[i].s, r = mv[i].r;
+        if (s == fs && r == fr) continue;   /* tried first, from the cache */
         if (r < skip_below[s]) continue;
-        S->st.nodes++;
-        if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; win[0] = win[1] = win[2] = win[3] = 0; return 0; }
-        /* the clock costs some 20 ns: read it every 1024 nodes only */
-        if (S->has_deadline && !(S->st.nodes & 1023u) && monotonic_seconds() > S->deadline) {
-            S->aborted = 2; win[0] = win[1] = win[2] = win[3] = 0; return 0;
-        }
-        const Winner saved = put_card(S, T, p, pos, s, r);
         uint16_t cw[4] = {0, 0, 0, 0};
-        int res;
-        if (pos == 3) {
-            int wh = (T->leader + T->win_pos) & 3;
-            int t2 = target - (((wh & 1) == S->maxside) ? 1 : 0);
-            /* the next trick's table slot is known now: start loading it */
-            __builtin_prefetch(&S->dists[dist_slot(S, S->lenkey, wh | (S->trump << 2))]);
-            res = trick_node(S, tleft - 1, wh, t2, cw);
-            /* a card that beat another card of its suit won by rank: its rank matters */
-            int ws = T->win_s, same = 0;
-            for (int k = 0; k < 4; k++) same += T->cs[k] == ws;
-            if (same >= 2) cw[ws] |= (uint16_t)(1u << T->win_r);
-        } else {
-            res = card_node(S, tleft, pos + 1, target, cw);
-        }
-        take_back(S, T, p, s, r, saved);
-        if (S->aborted) return 0;
+        int res = try_card(S, T, tleft, p, pos, target, s, r, cw);
+        if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
         if (res == is_max) {
             win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
             S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
             if (pos == 0) T->best = (s << 4) | r;
-            if (i == 0) S->st.cut_first++; else S->st.cut_later++;
+            if (ce) {
+                if (ce->tag != ctag) { ce->tag = ctag; memset(ce->card, 0, sizeof(ce->card)); }
+                ce->card[p] = (uint8_t)(0x80 | (s << 4) | r);
+            }
+            if (i == 0 && fs < 0) S->st.cut_first++; else S->st.cut_later++;
             return res;
         }
         acc0 |= cw[0]; acc1 |= cw[1]; acc2 |= cw[2]; acc3 |= cw[3];
@@ -312,6 +420,25 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
 
 /* ------------------------------------------------------------------ roots */
 
+/* The ordering memory (cut-off card cache, killer leads, root scores) belongs to one deal: its keys leave most of
+ * the hidden cards out, so in another deal (the next world of a PIMC batch) its cards are mostly wrong guesses,
+ * each costing a subtree (measured: 28 % more card nodes on PIMC batches when kept).  A root whose hands are not
+ * a later position of the last root's deal starts with fresh ordering memory; the transposition table stays (its
+ * sets hold in any deal). */
+static void root_deal(DDSolver *S, const uint16_t full[4][4]) {
+    int same = S->have_deal;
+    for (int h = 0; h < 4 && same; h++)
+        for (int s = 0; s < 4; s++)
+            if (full[h][s] & ~S->deal[h][s]) { same = 0; break; }
+    if (!same) {
+        memset(S->cut, 0, sizeof(CutEntry) << CUT_BITS);
+        memset(S->killer, 0, sizeof(S->killer));
+        S->root_sig = 0;
+    }
+    memcpy(S->deal, full, sizeof(S->deal));
+    S->have_deal = 1;
+}
+
 static int total_cards(const uint16_t h[4][4], int hand) {
     return pc(h[hand][0]) + pc(h[hand][1]) + pc(h[hand][2]) + pc(h[hand][3]);
 }
@@ -384,10 +511,11 @@ static int valid_hands(const uint16_t hands[4][4]) {
     return 1;
 }
 
-int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int leader) {
+int DD_ENTRY(dd_solve_leader)(DDSolver *S, const uint16_t hands[4][4], int trump, int leader) {
     if (!valid_hands(hands) || trump < 0 || trump > 4 || leader < 0 || leader > 3) return -1;
     int n = total_cards(hands, 0);
     for (int h = 1; h < 4; h++) if (total_cards(hands, h) != n) return -1;
+    root_deal(S, hands);
     memcpy(S->h, hands, sizeof(S->h));
     sync_lenkey(S);
     S->trump = trump;
@@ -397,8 +525,9 @@ int dd_solve_leader(DDSolver *S, const uint16_t hands[4][4], int trump, int lead
     return solve_leader_guess(S, leader, estimate(S, leader & 1, n));
 }
 
-void dd_solve_table(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
+void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5][4]) {
     int n = total_cards(hands, 0);
+    root_deal(S, hands);
     memcpy(S->h, hands, sizeof(S->h));
     sync_lenkey(S);
     S->aborted = 0;
@@ -461,6 +590,7 @@ static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int fi
     for (int k = 1; k < ncur; k++)
         if (cur_suit[k] != cur_suit[0] && hands[(first + k) & 3][cur_suit[0]]) return -1;
 
+    root_deal(S, (const uint16_t(*)[4])full);
     memcpy(S->h, full, sizeof(S->h));
     S->trump = trump;
     S->aborted = 0;
@@ -492,7 +622,7 @@ static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int fi
     return n;
 }
 
-int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+int DD_ENTRY(dd_make_cards)(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
                   const int *cur_suit, const int *cur_rank, int target,
                   int *out_suit, int *out_rank, int *out_ok) {
     Move mv[13];
@@ -525,7 +655,7 @@ int dd_make_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first,
     return out;
 }
 
-int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
+int DD_ENTRY(dd_solve_cards)(DDSolver *S, const uint16_t hands[4][4], int trump, int first, int ncur,
                    const int *cur_suit, const int *cur_rank,
                    int *out_suit, int *out_rank, int *out_score) {
     Move mv[13];
@@ -579,3 +709,7 @@ int dd_solve_cards(DDSolver *S, const uint16_t hands[4][4], int trump, int first
     S->root_sig = sig;
     return out;
 }
+
+#ifndef DD_VARIANT_V3
+#include "dispatch.h"
+#endif

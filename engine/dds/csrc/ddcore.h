@@ -27,9 +27,10 @@ typedef struct {
     uint64_t by_depth[14];  /* trick nodes by tricks left */
     uint64_t tt_clears;     /* times the table's pool filled up and the table was cleared */
     uint64_t tt_recycled;   /* chunks taken back from full per-distribution lists */
+    uint64_t cut_cached;    /* cut-offs by the card of the cut-off card cache, tried before generating moves */
 } DDStats;
 
-/* Feature switches, to measure what each technique buys (all on by default). */
+/* Feature switches, to measure what each technique buys (all on by default but the killer lead). */
 #define DD_OPT_TT        1u
 #define DD_OPT_QUICK     2u
 #define DD_OPT_LATER     4u
@@ -38,8 +39,11 @@ typedef struct {
 #define DD_OPT_PARTITION 32u   /* store generalised (winning-rank) sets instead of exact positions */
 #define DD_OPT_KILLER    64u   /* lead first the card that last caused a cut-off at this depth (DDS's bestMove) */
 #define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
-#define DD_OPT_ALL       255u
-#define DD_OPT_DEFAULT   DD_OPT_ALL
+#define DD_OPT_CUTCACHE  256u  /* try the cut-off card cache's card before generating moves */
+#define DD_OPT_ALL       511u
+/* The killer lead per depth is off by default since the cut-off card cache: with both, it costs 3-8 % more card
+ * nodes (tables, leads, PIMC batches; bench/RESULTS.md). */
+#define DD_OPT_DEFAULT   (DD_OPT_ALL & ~DD_OPT_KILLER)
 
 /* tt_bytes: memory for the transposition table (raised to 256 KiB if smaller); about a sixth goes to the
  * distribution heads, the rest to the pool of chunks.  Returns NULL if the allocation fails. */
@@ -47,6 +51,8 @@ DDSolver *dd_new(size_t tt_bytes);
 void dd_free(DDSolver *s);
 /* Forget the transposition table (clears the distribution heads, a sixth of its memory) and the ordering memory. */
 void dd_reset(DDSolver *s);
+/* Forget the transposition table only (the ordering memory stays). */
+void dd_clear_tt(DDSolver *s);
 size_t dd_tt_bytes(const DDSolver *s);
 void dd_set_options(DDSolver *s, unsigned opts);
 void dd_get_stats(const DDSolver *s, DDStats *out);
@@ -81,5 +87,15 @@ int dd_solve_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first
 int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first, int ncur,
                   const int *cur_suit, const int *cur_rank, int target,
                   int *out_suit, int *out_rank, int *out_ok);
+
+/* Which build of the search runs (see dispatch.h): the portable one (any x86-64 CPU) or the x86-64-v3 one.
+ * AUTO: the fast one where the CPU supports it, unless SQUEEZE_DD_PORTABLE is set (non-empty, not "0") in the
+ * environment.  dd_set_variant returns the build now in use (FAST falls back to PORTABLE on older CPUs). */
+#define DD_VARIANT_AUTO 0
+#define DD_VARIANT_PORTABLE 1
+#define DD_VARIANT_FAST 2
+int dd_set_variant(int variant);
+int dd_variant(void);
+int dd_fast_available(void);
 
 #endif

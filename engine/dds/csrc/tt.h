@@ -19,6 +19,13 @@ static void tt_clear(DDSolver *s) {
 
 static inline void sync_lenkey(DDSolver *S) { S->lenkey = lengths_key(S); }
 
+#ifdef __BMI2__
+/* x86-64-v3 build: PEXT gathers the bits of x selected by m, PDEP spreads bit j to bit 2j (no tables, and no
+ * constructor: this translation unit's code must not run before the dispatcher checked the CPU). */
+#include <immintrin.h>
+static inline unsigned pext13(unsigned x, unsigned m) { return _pext_u32(x, m); }
+static inline uint32_t spread13(unsigned x) { return _pdep_u32(x, 0x55555555u); }
+#else
 /* Tables for the owner patterns, filled once when the library loads: PEXT_LO/HI gather the bits of x selected by a
  * mask m (a software PEXT in two halves of a 13-bit suit), SPREAD moves bit j to bit 2j. */
 static uint8_t PEXT_LO[128][128], PEXT_HI[64][64];
@@ -43,6 +50,8 @@ __attribute__((constructor)) static void init_tables(void) {
 static inline unsigned pext13(unsigned x, unsigned m) {
     return PEXT_LO[m & 127][x & 127] | ((unsigned)PEXT_HI[m >> 7][(x >> 7) & 63] << pc(m & 127));
 }
+static inline uint32_t spread13(unsigned x) { return SPREAD[x]; }
+#endif
 
 /* Owner pattern of each suit: cards from the highest down, 2 bits each (the owner's seat number), the highest at
  * bits 25..24 of the suit's half-word; suits 0, 1 in P[0] and 2, 3 in P[1]. */
@@ -53,7 +62,7 @@ static inline void owner_patterns(const DDSolver *S, const uint16_t agg[4], uint
         if (!a) continue;
         unsigned b0 = pext13(S->h[1][s] | S->h[3][s], a);   /* owner bit 0: East or West */
         unsigned b1 = pext13(S->h[2][s] | S->h[3][s], a);   /* owner bit 1: South or West */
-        uint64_t p = (uint64_t)(SPREAD[b0] | (SPREAD[b1] << 1)) << (2 * (13 - pc(a)));
+        uint64_t p = (uint64_t)(spread13(b0) | (spread13(b1) << 1)) << (2 * (13 - pc(a)));
         P[s >> 1] |= p << (32 * (s & 1));
     }
 }
