@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' 2>/dev/null)
+SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' -o -name '*.c' 2>/dev/null)
 
 .PHONY: run test test-tools bench build clean
 
