@@ -117,6 +117,15 @@ REACHES = {
     "objective": ("make", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
     "seed": (None, 42, lambda p: p.seed),
+    "borel": (False, True, lambda p: p.borel.enabled),
+    "borel_worlds": (24, 20, lambda p: p.borel.worlds),
+    "borel_scoring": ("imps", "matchpoints", lambda p: p.borel.scoring),
+    "borel_margin_imps": (0.5, 1.5, lambda p: p.borel.margin_imps),
+    "borel_margin_points": (20.0, 50.0, lambda p: p.borel.margin_points),
+    "borel_z": (1.0, 2.0, lambda p: p.borel.z),
+    "borel_gap_imps": (5, 8, lambda p: p.borel.gap_imps),
+    "borel_max_candidates": (4, 3, lambda p: p.borel.max_candidates),
+    "borel_threads": (2, 1, lambda p: p.borel.threads),
 }
 
 
