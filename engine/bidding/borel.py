@@ -76,9 +76,9 @@ class BorelSettings:
     worlds: int = 24  # worlds dealt per simulated decision
     min_worlds: int = 10  # fewer worlds projected and solved by the deadline: the rules' call
     scoring: Literal["imps", "matchpoints"] = "imps"  # teams: IMPs against the rules' call; matchpoints: points
-    margin_imps: float = 0.5  # teams: the gain, less z standard errors, must exceed this (IMPs a deal)
+    margin_imps: float = 0.3  # teams: the gain, less z standard errors, must exceed this (IMPs a deal)
     margin_points: float = 20.0  # matchpoints: likewise, in total points a deal
-    z: float = 1.0  # standard errors taken off the mean gain before it is compared with the margin
+    z: float = 0.5  # standard errors taken off the mean gain before it is compared with the margin
     gap_imps: int = 5  # a world where the deviation beats the deal's par by this many IMPs is a database gap
     max_candidates: int = 4  # calls weighed at one decision, the rules' call included
     threads: int = 2  # solver threads for the batch of final contracts
@@ -343,6 +343,10 @@ class BorelBidder:
             raise DeadlineReached(f"only {int(ok.sum())} worlds solved in time")
         scores, w, kept = scores[ok], weights[:n][ok], [deals[i] for i in range(n) if ok[i]]
         report.worlds = len(kept)
+        n_eff = float(w.sum()) ** 2 / float((w * w).sum())
+        if n_eff < st.min_worlds:  # relaxed worlds that mostly contradict the auction: too little evidence
+            report.why_not = f"the worlds fit the auction too poorly (effective sample {n_eff:.1f})"
+            return _plain(rules)
         # 4. gains against the rules' call
         diff = self._gains(scores)
         margin = st.margin_imps if st.scoring == "imps" else st.margin_points
