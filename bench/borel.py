@@ -12,7 +12,7 @@ Every simulated decision has the real budget: a deadline ``--seconds`` (the call
 (``sec_per_decision``: mean seconds of a simulated decision; ``simulated_share``: simulated decisions / all of A's
 decisions). A decision cut short by its deadline answers with the rules' call, as at a table.
 
-Resumable: one JSON line per deal in ``--out`` (default ``bench/out/borel_s<seed>.jsonl``), keyed by the seed, the
+Resumable: one JSON line per deal in ``--out`` (default ``bench/out/borel_s<seed>_v<VERSION>.jsonl``), keyed by the seed, the
 deal and the simulation settings; a re-run skips the deals already there (Ctrl-C loses at most the deals in
 progress). ``--workers`` processes bid deals in parallel (each simulation solves on ``--threads`` threads).
 
@@ -44,6 +44,8 @@ from squeeze.engine.view import SeatView  # noqa: E402
 
 CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
 SYSTEM = "sayc"
+#: Part of each result's key: bump it when the simulation's behaviour changes, so a resumed run never mixes versions.
+VERSION = 2
 
 
 def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
@@ -173,8 +175,8 @@ def main() -> None:
     if args.margin is not None:
         settings["margin_imps" if args.scoring == "imps" else "margin_points"] = args.margin
     full = dataclasses.asdict(BorelSettings(**settings))
-    key = json.dumps({"settings": full, "seconds": args.seconds}, sort_keys=True)
-    out = args.out or ROOT / "bench" / "out" / f"borel_s{args.seed}.jsonl"
+    key = json.dumps({"settings": full, "seconds": args.seconds, "version": VERSION}, sort_keys=True)
+    out = args.out or ROOT / "bench" / "out" / f"borel_s{args.seed}_v{VERSION}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict] = {}
     if out.exists():

@@ -51,6 +51,12 @@ def test_a_forcing_rule_is_never_overruled(borel):
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     assert choice.call == rules.call and not borel.last.simulated
     assert "forcing" in borel.last.why_not
+    # an invitation is left to partner (who knows his hand): not overruled either
+    invite = _view("QJ32.J652.AJ7.T2", "1N P 2C P 2H P", Vul.NONE)
+    rules = get_bidder("sayc").choose(invite.hand, invite.auction, invite.vul, alternatives=False)
+    assert rules.force == "invitational"
+    assert borel.choose(invite, random.Random(1), None, seconds=120).call == rules.call
+    assert not borel.last.simulated and "invitation" in borel.last.why_not
     # forced by partner's new suit: pass is never one of the calls weighed
     forced = _view("AKJ95.K54.A52.32", "1S P 2H P")
     got = get_bidder("sayc").choose(forced.hand, forced.auction, forced.vul)

@@ -30,7 +30,8 @@ sample too far):
   more (the opponents' projected bidding fell far short of what they could do: a database gap, not a gain) counts
   as no gain, and so does a world the time left no check for; the test is then made again (for the two best
   candidates; the better that still passes is bid);
-* **never** overruled: a forcing or conventional rules' call, an answer to partner's conventional call, a pass
+* **never** overruled: a forcing, invitational or conventional rules' call (an invitation lets partner decide
+  with what he holds; accepting or declining one is simulated), an answer to partner's conventional call, a pass
   when partner's call forces us (or below game in a game-forcing auction), a decision no rule covers (the
   catch-all pass), and the first calls of a side (openings and first actions: the least informed worlds, and the
   rules there are the system's backbone);
@@ -174,6 +175,10 @@ class BorelBidder:
             return [rules.call], "no rule of the system covers this hand here (a database gap is not simulated)"
         if rules.force in ("forcing", "game_forcing"):
             return [rules.call], "the rules' call is forcing"
+        if rules.force == "invitational":
+            # an invitation hands the decision to partner, who knows his own hand better than any sample: bidding
+            # game (or stopping) instead is GIB's over-compensation for a database it thinks conservative
+            return [rules.call], "the rules' call is an invitation: partner decides with what he holds"
         try:
             spec = self.ours.system.rule(rules.rule_id).spec
         except KeyError:

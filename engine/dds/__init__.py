@@ -273,9 +273,21 @@ class Solver:
         return self._batch(one, list(jobs), threads, deadline)
 
     def solve_tables(self, deals: Iterable[Deal], threads: int = 1, deadline: float | None = None) -> list[DDTable]:
-        """``solve_table`` for many deals; ``threads`` as in ``solve_many``. ``deadline`` is read between deals
-        only (a table is not stopped half-way): ``DeadlineReached`` with ``partial`` (``None`` for the unsolved)."""
-        return self._batch(lambda solver, deal: solver.solve_table(deal), list(deals), threads, deadline)
+        """``solve_table`` for many deals; ``threads`` and ``deadline`` as in ``solve_many`` (a table stops at the
+        deadline too: ``DeadlineReached`` with ``partial``, ``None`` for each table not finished)."""
+        def one(solver: "Solver", deal: Deal) -> DDTable:
+            if deadline is None:
+                return solver.solve_table(deal)
+            solver._core.set_time_limit(deadline - time.monotonic())
+            try:
+                table = solver.solve_table(deal)
+            finally:
+                solver._core.clear_time_limit()
+            if any(v < 0 for row in table.tricks for v in row):  # the core marks what the time limit cut off
+                raise DeadlineReached("solve_table stopped at the deadline")
+            return table
+
+        return self._batch(one, list(deals), threads, deadline)
 
     def _batch(self, one, jobs: list, threads: int, deadline: float | None = None) -> list:
         if not isinstance(threads, int) or threads < 1:
