@@ -423,7 +423,12 @@ def bid(
             shows = bidder.meaning_of(a, i, v, viewpoint=a.next_seat)
             typer.echo(f"{seat.letter} {call}{'!' if alert else ''}   {text}")
             typer.echo(f"      shows: {shows.describe()}")
-    ch = bidder.choose(h, a, v)
+    if player is not None:
+        from squeeze.engine.view import SeatView
+
+        ch = player.bid(SeatView(a.next_seat, h, a, v))
+    else:
+        ch = bidder.choose(h, a, v)
     typer.echo(f"{ch.call}   {ch.describe()}   (rule {ch.rule_id})")
     for call, rule_id, text in ch.alternatives:
         typer.echo(f"  also possible: {call}   {text}   (rule {rule_id})")
