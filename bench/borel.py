@@ -9,8 +9,11 @@ deal for the simulation, with its standard error and 95 % interval (``robot.stat
 
 Every simulated decision has the real budget: a deadline ``--seconds`` (the call's time, default
 ``PlayerParams.seconds_per_call``) from when it starts, so its cost is measured as it would be at a table
-(``sec_per_decision``: mean seconds of a simulated decision; ``simulated_share``: simulated decisions / all of A's
-decisions). A decision cut short by its deadline answers with the rules' call, as at a table.
+(``sec_per_decision``: mean wall seconds of a simulated decision; ``cpu_per_decision``: its CPU seconds, solver
+threads included, which a loaded machine does not inflate; ``simulated_share``: simulated decisions / all of A's
+decisions). A decision cut short by its deadline answers with the rules' call, as at a table: on a machine shared
+with other work, give ``--seconds`` in proportion (the figure then says what the method gains with the CPU time a
+2-second call has on an idle 2-core machine).
 
 Resumable: one JSON line per deal in ``--out`` (default ``bench/out/borel_s<seed>_v<VERSION>.jsonl``), keyed by the seed, the
 deal and the simulation settings; a re-run skips the deals already there (Ctrl-C loses at most the deals in
@@ -93,18 +96,21 @@ def bid_room(board: int, d: Deal, dealer: Seat, vul: Vul, sim_side: int, seed: i
     borel: BorelBidder = _W["borel"]
     rules = _W["rules"]
     a = Auction(dealer)
-    info = {"decisions": 0, "simulated": 0, "seconds": 0.0, "cut_short": 0, "cut_why": {}, "stages": {}, "overrides": []}
+    info = {"decisions": 0, "simulated": 0, "seconds": 0.0, "cpu": 0.0, "cut_short": 0, "cut_why": {}, "stages": {}, "overrides": []}
     while not a.is_complete:
         seat = a.next_seat
         if int(seat) & 1 == sim_side:
             view = SeatView(seat, d[seat], a, vul, board=board)
             rng = random.Random(((seed * 1_000_003 + board) * 7 + int(seat)) * 1_009 + len(a.calls))
+            cpu = time.process_time()  # this process's CPU time, solver threads included
             ch = borel.choose(view, rng, time.monotonic() + _W["seconds"], _W["seconds"])
+            cpu = time.process_time() - cpu
             r = borel.last
             info["decisions"] += 1
             if r.simulated:
                 info["simulated"] += 1
                 info["seconds"] += r.seconds
+                info["cpu"] += cpu
                 for k, v in r.stages.items():
                     info["stages"][k] = info["stages"].get(k, 0.0) + v
                 info["cut_short"] += r.cut_short
@@ -143,6 +149,7 @@ def run_deal(job: tuple[int, int, str]) -> dict:
             "decisions": open_i["decisions"] + closed_i["decisions"],
             "simulated": open_i["simulated"] + closed_i["simulated"],
             "sim_seconds": round(open_i["seconds"] + closed_i["seconds"], 4),
+            "sim_cpu": round(open_i["cpu"] + closed_i["cpu"], 4),
             "cut_short": open_i["cut_short"] + closed_i["cut_short"],
             "cut_why": {k: open_i["cut_why"].get(k, 0) + closed_i["cut_why"].get(k, 0)
                         for k in {**open_i["cut_why"], **closed_i["cut_why"]}},
@@ -219,6 +226,7 @@ def report(rows: list[dict], show: int) -> None:
     decisions = sum(r["decisions"] for r in rows)
     simulated = sum(r["simulated"] for r in rows)
     secs = sum(r["sim_seconds"] for r in rows)
+    cpu = sum(r.get("sim_cpu", 0.0) for r in rows)
     cut = sum(r.get("cut_short", 0) for r in rows)
     why: dict[str, int] = {}
     stages: dict[str, float] = {}
@@ -235,7 +243,8 @@ def report(rows: list[dict], show: int) -> None:
           f"[{lo:+.3f}, {hi:+.3f}]); {len(swing_deals)} deals swing: won {sum(1 for r in rows if r['imps'] > 0)}, "
           f"lost {sum(1 for r in rows if r['imps'] < 0)}")
     print(f"decisions {decisions}, simulated {simulated} ({simulated / max(1, decisions):.1%}), "
-          f"{secs / max(1, simulated):.2f} s per simulated decision, {cut} cut short by the deadline {why or ''}; "
+          f"{secs / max(1, simulated):.2f} s per simulated decision ({cpu / max(1, simulated):.2f} CPU-s, all threads), "
+          f"{cut} cut short by the deadline {why or ''}; "
           f"{len(ovr)} overrides")
     print("seconds per simulated decision by stage: "
           + ", ".join(f"{k} {v / max(1, simulated):.3f}" for k, v in sorted(stages.items())))
@@ -243,7 +252,8 @@ def report(rows: list[dict], show: int) -> None:
         print(f"  board {o['board']} {o['room']} {o['seat']} [{o['auction']}] {o['hand']}: rules {o['rules']} -> "
               f"{o['call']} {o['gains']} deal {o['imps']:+d} IMPs | open {o['open']} | closed {o['closed']}")
     print(f"RESULT deals={len(rows)} imps_per_deal={m:.3f} stderr={se:.3f} lo95={lo:.3f} hi95={hi:.3f} "
-          f"sec_per_decision={secs / max(1, simulated):.3f} simulated_share={simulated / max(1, decisions):.3f} "
+          f"sec_per_decision={secs / max(1, simulated):.3f} cpu_per_decision={cpu / max(1, simulated):.3f} "
+          f"simulated_share={simulated / max(1, decisions):.3f} "
           f"overrides={len(ovr)} cut_short={cut}")
 
 
