@@ -18,6 +18,7 @@ The TOML tables are the sections below: ``[engine]``, ``[robot]``, ``[tm]``, ``[
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from importlib import resources
@@ -41,6 +42,7 @@ __all__ = [
 
 _PLAY = PlaySettings()  # the engine's defaults, read once: the [engine] fields below take theirs from these
 _PLAYER = PlayerParams()
+_BOREL = _PLAYER.borel
 
 
 class SettingsError(ValueError):
@@ -73,6 +75,26 @@ class EngineSettings(_Section):
                                    description="Transposition-table memory of the card player's solver, MiB.")
     seed: Optional[int] = Field(None, description="Seed of every random choice (unset: a fresh deal each run, "
                                                   "and the engine's own seed for a given deal).")
+    borel: bool = Field(_BOREL.enabled, description="Borel simulation at close calls: deal worlds that fit the "
+                                                    "auction, finish it with the rules, score double dummy; the "
+                                                    "rules' call unless another is clearly better.")
+    borel_worlds: int = Field(_BOREL.worlds, ge=1, le=1000, description="Worlds dealt per simulated call.")
+    borel_scoring: Literal["imps", "matchpoints"] = Field(
+        _BOREL.scoring, description="Simulation's scoring: IMPs against the rules' call (teams) or total points "
+                                    "(matchpoints).")
+    borel_margin_imps: float = Field(_BOREL.margin_imps, ge=0, description="Teams: the mean gain, less borel_z "
+                                                                            "standard errors, must exceed this "
+                                                                            "(IMPs a deal) to overrule the rules.")
+    borel_margin_points: float = Field(_BOREL.margin_points, ge=0, description="Matchpoints: likewise, in points.")
+    borel_z: float = Field(_BOREL.z, ge=0, le=10, description="Standard errors taken off the mean gain.")
+    borel_gap_imps: int = Field(_BOREL.gap_imps, ge=1, le=24, description="A world where the deviation beats "
+                                                                          "par by this many IMPs is a database "
+                                                                          "gap: no gain there.")
+    borel_max_candidates: int = Field(_BOREL.max_candidates, ge=2, le=10, description="Calls weighed at one "
+                                                                                      "decision, the rules' "
+                                                                                      "call included.")
+    borel_threads: int = Field(_BOREL.threads, ge=1, le=64, description="Solver threads for the simulation's "
+                                                                        "final contracts.")
 
 
 class RobotSettings(_Section):
@@ -310,5 +332,10 @@ def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
                         declarer_budget_s=e.seconds_per_card, objective=e.objective, inference=e.inference,
                         solver_tt_mib=e.solver_memory_mib)
     seed = {} if e.seed is None else {"seed": e.seed}
+    borel = dataclasses.replace(_BOREL, enabled=e.borel, worlds=e.borel_worlds,
+                                min_worlds=min(_BOREL.min_worlds, e.borel_worlds), scoring=e.borel_scoring,
+                                margin_imps=e.borel_margin_imps, margin_points=e.borel_margin_points, z=e.borel_z,
+                                gap_imps=e.borel_gap_imps, max_candidates=e.borel_max_candidates,
+                                threads=e.borel_threads)
     return PlayerParams(system=e.system, opponents_system=e.opponents_system, play=play,
-                        seconds_per_call=e.seconds_per_call, **seed)
+                        seconds_per_call=e.seconds_per_call, borel=borel, **seed)

@@ -21,6 +21,7 @@ import random
 from dataclasses import dataclass, field
 
 from .bidding import DEFAULT_SYSTEM, BidChoice, Bidder, get_bidder
+from .bidding.borel import BorelBidder, BorelSettings
 from .board import IllegalCardError
 from .cards import BridgeError
 from .play.card_player import CardPlayer, PlayDecision, PlaySettings
@@ -39,6 +40,7 @@ class PlayerParams:
     opponents_system: str | None = None  # how we read the opponents' calls (None: as our own system)
     play: PlaySettings = field(default_factory=PlaySettings)
     seconds_per_call: float = 2.0  # a call's time budget (the rule-based bidder answers well within it)
+    borel: BorelSettings = field(default_factory=BorelSettings)  # Borel simulation at close calls (off by default)
     seed: int = 0  # with the board, seat and step, picks every random choice (see ``Player._rng``)
 
     def __post_init__(self) -> None:
@@ -60,6 +62,7 @@ class Player:
     params: PlayerParams = field(default_factory=PlayerParams)
     oracle: DDOracle | None = None
     _board: _Board | None = field(default=None, init=False, repr=False)
+    _borel: BorelBidder | None = field(default=None, init=False, repr=False)
 
     @property
     def bidder(self) -> Bidder:
@@ -77,12 +80,24 @@ class Player:
 
     def bid(self, view: SeatView, deadline: float | None = None) -> BidChoice:
         """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn).
-        ``deadline``: see the module doc (a call cut short is a pass unless a rule's call was already found)."""
+        ``deadline``: see the module doc (a call cut short is a pass unless a rule's call was already found). With
+        ``params.borel.enabled``, close calls are simulated (``engine.bidding.borel``) within ``seconds_per_call``;
+        out of time, the rules' call."""
         if view.auction.is_complete:
             raise BridgeError("the auction is over: no call to make")
         if view.auction.next_seat != view.seat:
             raise BridgeError(f"{view.auction.next_seat.name.title()} is to call, not {view.seat.name.title()}")
+        if self.params.borel.enabled:
+            return self.borel.choose(view, self._rng(view, len(view.auction.calls)), deadline,
+                                     self.params.seconds_per_call)
         return self.bidder.choose(view.hand, view.auction, view.vul, alternatives=False, deadline=deadline)
+
+    @property
+    def borel(self) -> BorelBidder:
+        """The Borel-simulation bidder (``params.borel``), with its own solver (built on its first simulated call)."""
+        if self._borel is None:
+            self._borel = BorelBidder(self.params.system, self.params.opponents_system, self.params.borel)
+        return self._borel
 
     def play(self, view: SeatView, deadline: float | None = None) -> PlayDecision:
         """The next card for the seat, or for dummy when the seat is declarer, with the reason for it.

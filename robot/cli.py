@@ -74,6 +74,9 @@ _ENGINE_FLAGS: dict[str, Any] = {
         "--solver-memory", metavar="MIB", help="Transposition-table memory of the solver, MiB.")],
     "seed": Annotated[Optional[int], typer.Option(
         "--seed", "-s", help="Random seed (same seed, same deal and play, unless a budget cuts an αμ search short).")],
+    "borel": Annotated[Optional[bool], typer.Option(
+        "--simulate/--no-simulate", help="Borel simulation at close calls (rules + double-dummy worlds).",
+        show_default=False)],
 }
 # [robot] flags of ``squeeze seat``, likewise defaulting to "from settings".
 _ROBOT_FLAGS: dict[str, Any] = {
@@ -130,6 +133,7 @@ _MATCH_FLAGS: dict[str, Any] = {f"match_{field}": _tm_flag(*spec) for field, spe
     "stall_seconds": (float, ("--stall-seconds",), "Stop a match with no board finished for this long."),
 }.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
+               "borel",
                "seed")
 # [selfplay] flags of ``squeeze selfplay``, likewise defaulting to "from settings"; keys carry an ``sp_`` prefix.
 _SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{field}": _tm_flag(*spec) for field, spec in {
@@ -369,7 +373,7 @@ def score(
 
 
 @app.command()
-@engine_command("system", "opponents_system")
+@engine_command("system", "opponents_system", "borel", "seconds_per_call")
 def bid(
     settings: Settings,
     hand: Optional[str] = typer.Argument(None, help="Hand S.H.D.C, e.g. AK94.T82.K73.QJ5 (omit with --batch)."),
@@ -388,6 +392,11 @@ def bid(
         bidder = Bidder(params.system, params.opponents_system)
     except BiddingSystemError as e:
         fail(str(e))
+    player = None
+    if params.borel.enabled:  # --simulate: the robot's own bid (rules + Borel simulation), as at a table
+        from squeeze.engine.player import Player
+
+        player = Player(params)
     if batch:
         out = sys.stdout
         for n, line in enumerate(sys.stdin, 1):
@@ -395,7 +404,7 @@ def bid(
                 continue
             try:
                 rec = json.loads(line)
-                res = answer_record(bidder, rec)
+                res = answer_record(bidder, rec, player)
             except json.JSONDecodeError as e:
                 res = {"id": None, "call": None, "explanation": f"error: line {n} is not JSON ({e.msg})"}
             except BridgeError as e:
@@ -414,7 +423,12 @@ def bid(
             shows = bidder.meaning_of(a, i, v, viewpoint=a.next_seat)
             typer.echo(f"{seat.letter} {call}{'!' if alert else ''}   {text}")
             typer.echo(f"      shows: {shows.describe()}")
-    ch = bidder.choose(h, a, v)
+    if player is not None:
+        from squeeze.engine.view import SeatView
+
+        ch = player.bid(SeatView(a.next_seat, h, a, v))
+    else:
+        ch = bidder.choose(h, a, v)
     typer.echo(f"{ch.call}   {ch.describe()}   (rule {ch.rule_id})")
     for call, rule_id, text in ch.alternatives:
         typer.echo(f"  also possible: {call}   {text}   (rule {rule_id})")
@@ -729,7 +743,7 @@ def tm_transcript_cmd(
 
 
 _SELFPLAY_ENGINE_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference",
-                          "solver_memory_mib")
+                          "solver_memory_mib", "borel")
 
 
 @app.command("selfplay")

@@ -117,6 +117,15 @@ REACHES = {
     "objective": ("make", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
     "seed": (None, 42, lambda p: p.seed),
+    "borel": (False, True, lambda p: p.borel.enabled),
+    "borel_worlds": (24, 20, lambda p: p.borel.worlds),
+    "borel_scoring": ("imps", "matchpoints", lambda p: p.borel.scoring),
+    "borel_margin_imps": (0.3, 1.5, lambda p: p.borel.margin_imps),
+    "borel_margin_points": (20.0, 50.0, lambda p: p.borel.margin_points),
+    "borel_z": (0.5, 2.0, lambda p: p.borel.z),
+    "borel_gap_imps": (5, 8, lambda p: p.borel.gap_imps),
+    "borel_max_candidates": (4, 3, lambda p: p.borel.max_candidates),
+    "borel_threads": (2, 1, lambda p: p.borel.threads),
 }
 
 
@@ -165,3 +174,5 @@ def test_presets_are_engine_data():
     assert fast.declarer_selector == "pimc" and not fast.inference and fast.worlds < default.worlds
     assert fast.declarer_budget_s < default.declarer_budget_s
     assert strong.declarer_selector == "alphamu" and strong.max_m == 3 and strong.worlds > default.worlds
+    assert engine_params(load_settings(preset="strong")).borel.enabled  # Borel simulation: the strong preset only
+    assert not engine_params(load_settings(preset="fast")).borel.enabled

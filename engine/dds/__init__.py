@@ -255,6 +255,41 @@ class Solver:
         return self._batch(lambda solver, p: solver.solve_cards(p, trump, deadline), list(positions), threads,
                            deadline)
 
+    def solve_leaders(self, jobs: Iterable[tuple[Deal, Seat, Strain]], threads: int = 1,
+                      deadline: float | None = None) -> list[int]:
+        """``solve_leader`` for many full deals ``(deal, leader, trump)``: the tricks of each leader's side (a final
+        contract's result is 13 minus the opening leader's). ``threads`` and ``deadline`` as in ``solve_many``."""
+        def one(solver: "Solver", job) -> int:
+            deal, leader, trump = job
+            if deadline is None:
+                return solver.solve_leader(deal, leader, trump)
+            solver._core.set_time_limit(deadline - time.monotonic())
+            try:
+                return solver.solve_leader(deal, leader, trump)
+            except TimeoutError:
+                raise DeadlineReached("solve_leader stopped at the deadline") from None
+            finally:
+                solver._core.clear_time_limit()
+
+        return self._batch(one, list(jobs), threads, deadline)
+
+    def solve_tables(self, deals: Iterable[Deal], threads: int = 1, deadline: float | None = None) -> list[DDTable]:
+        """``solve_table`` for many deals; ``threads`` and ``deadline`` as in ``solve_many`` (a table stops at the
+        deadline too: ``DeadlineReached`` with ``partial``, ``None`` for each table not finished)."""
+        def one(solver: "Solver", deal: Deal) -> DDTable:
+            if deadline is None:
+                return solver.solve_table(deal)
+            solver._core.set_time_limit(deadline - time.monotonic())
+            try:
+                table = solver.solve_table(deal)
+            finally:
+                solver._core.clear_time_limit()
+            if any(v < 0 for row in table.tricks for v in row):  # the core marks what the time limit cut off
+                raise DeadlineReached("solve_table stopped at the deadline")
+            return table
+
+        return self._batch(one, list(deals), threads, deadline)
+
     def _batch(self, one, jobs: list, threads: int, deadline: float | None = None) -> list:
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")

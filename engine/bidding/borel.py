@@ -1,0 +1,458 @@
+"""Borel simulation on top of the rule database (GIB's Alg 4.0.2, ``../shared/research/seed-gib-jair.md`` §1.7).
+
+At a *close* decision the rules' call is weighed against a few sane alternatives by dealing worlds that fit the
+auction, finishing the auction in each world with the rule database for all four seats, and scoring every final
+contract double dummy:
+
+1. **Candidates** (``BorelBidder.options``): the rules' call, the other calls whose rules this hand also satisfies
+   (the interpreter's alternatives; rules marked ``simulate`` are such calls by design), and *sane neighbours*: one
+   level more or the game in a strain our side has shown, or pass instead of a non-forcing bid. A neighbour that our
+   system reads as conventional is left out (partner would answer a question we did not mean to ask). One sane
+   candidate: no simulation, the rules' call costs nothing extra (most calls).
+2. **Worlds** from the sampler under what every call of the auction showed and denied (``Bidder.explain_auction``
+   gives exact predicates, so each world's hands would have made every call so far: the likelihood of the
+   auction, which for a deterministic rule database is 0 or 1). When the sampler must drop the opponents' or
+   partner's constraints (``play.relax``), each world is weighted ``relaxed_weight ** k``, ``k`` the past calls its
+   hands would not have made: the likelihood under a rule database that errs now and then.
+3. **Projection**: the candidate, then the rules' call for whoever is to act (our system for our side, the
+   opponents' system for theirs) until the auction ends. Final contracts of all candidates and worlds are solved in
+   one threaded batch (``Solver.solve_leaders``, duplicates once).
+4. **Choice**: per world, IMPs of each candidate against the rules' call (teams), or the difference in total points
+   (``scoring="matchpoints"``).
+
+Guards, against GIB's known failures (over-compensating a conservative database, exploiting its gaps, trusting a
+sample too far):
+
+* the rules' call stands unless a candidate's mean gain, less ``z`` standard errors, exceeds the margin
+  (``margin_imps`` / ``margin_points``);
+* **gaps**: in every world where the deviation gains ``gap_imps`` or more, the deal's double-dummy par is
+  computed (``Solver.solve_tables``); a world where the deviation's projected result beats par by ``gap_imps`` or
+  more (the opponents' projected bidding fell far short of what they could do: a database gap, not a gain) counts
+  as no gain, and so does a world the time left no check for; the test is then made again (for the two best
+  candidates; the better that still passes is bid);
+* **never** overruled: a forcing, invitational or conventional rules' call (an invitation lets partner decide
+  with what he holds; accepting or declining one is simulated), an answer to partner's conventional call, a pass
+  when partner's call forces us (or below game in a game-forcing auction), a decision no rule covers (the
+  catch-all pass), and the first calls of a side (openings and first actions: the least informed worlds, and the
+  rules there are the system's backbone);
+* **anytime**: the decision ends by its deadline (the call's budget, ``PlayerParams.seconds_per_call``, or the one
+  given); whatever stage runs out of time, the answer is the rules' call.
+
+Every override is logged (``bidding.borel_override``, structlog) with its evidence, and its explanation names the
+rule it overrode and why, in words.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+import numpy as np
+import structlog
+
+from ..auction import PASS, Auction, Call, Contract
+from ..cards import BridgeError, Deal, Seat, Strain, Vul
+from ..deadline import DeadlineReached, earliest, expired, slice_of
+from ..play.relax import RelaxingSampler
+from ..scoring import imps, par, score
+from ..view import SeatView
+from .interpreter import BidChoice, Bidder, get_bidder
+
+__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "GAME_LEVEL"]
+
+_log = structlog.get_logger(__name__)
+
+GAME_LEVEL = {Strain.CLUBS: 5, Strain.DIAMONDS: 5, Strain.HEARTS: 4, Strain.SPADES: 4, Strain.NOTRUMP: 3}
+_MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the same, against a looping system
+
+
+@dataclass(frozen=True)
+class BorelSettings:
+    """Borel simulation's parameters (``[engine] borel_*`` settings; ``engine_params`` builds one)."""
+
+    enabled: bool = False  # simulate close decisions (off: the rules alone, as before)
+    worlds: int = 24  # worlds dealt per simulated decision
+    min_worlds: int = 10  # fewer worlds projected and solved by the deadline: the rules' call
+    scoring: Literal["imps", "matchpoints"] = "imps"  # teams: IMPs against the rules' call; matchpoints: points
+    margin_imps: float = 0.3  # teams: the gain, less z standard errors, must exceed this (IMPs a deal)
+    margin_points: float = 20.0  # matchpoints: likewise, in total points a deal
+    z: float = 0.5  # standard errors taken off the mean gain before it is compared with the margin
+    gap_imps: int = 5  # a world where the deviation beats the deal's par by this many IMPs is a database gap
+    max_candidates: int = 4  # calls weighed at one decision, the rules' call included
+    threads: int = 2  # solver threads for the batch of final contracts
+    relaxed_weight: float = 0.1  # a relaxed world's weight per past call its hands would not have made
+    time_share: float = 0.9  # share of the call's time the simulation may use (the rest is the margin)
+
+    def __post_init__(self) -> None:
+        if self.worlds < 1 or not 1 <= self.min_worlds <= self.worlds:
+            raise BridgeError(f"borel worlds must be >= 1 and 1 <= min_worlds <= worlds, got {self.worlds}, "
+                              f"{self.min_worlds}")
+        if self.scoring not in ("imps", "matchpoints"):
+            raise BridgeError(f"borel scoring must be 'imps' or 'matchpoints', got {self.scoring!r}")
+        if self.max_candidates < 2 or self.threads < 1 or self.gap_imps < 1:
+            raise BridgeError("borel max_candidates must be >= 2, threads >= 1 and gap_imps >= 1")
+        if not 0 < self.time_share <= 1 or not 0 <= self.relaxed_weight <= 1 or self.z < 0:
+            raise BridgeError("borel time_share must be in (0, 1], relaxed_weight in [0, 1], z >= 0")
+
+
+@dataclass
+class BorelReport:
+    """What one decision did (``BorelBidder.last``): for logs, benches and tests."""
+
+    rules_call: Call
+    call: Call
+    candidates: tuple[Call, ...] = ()
+    why_not: str = ""  # why the decision was not simulated, or why the simulation kept the rules' call
+    simulated: bool = False
+    worlds: int = 0  # worlds projected and solved
+    rung: str = ""  # what the sampler had to drop ('' for nothing)
+    gains: dict = field(default_factory=dict)  # call text -> (mean gain, standard error) against the rules' call
+    distrusted: int = 0  # worlds whose gain was set aside as a database gap (or left unchecked)
+    seconds: float = 0.0
+    cut_short: bool = False
+    stages: dict = field(default_factory=dict)  # seconds spent sampling, projecting, solving, checking gaps
+
+
+def _weighted(values: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """Weighted mean and its standard error (effective sample size ``(sum w)^2 / sum w^2``)."""
+    sw = float(w.sum())
+    if sw <= 0 or len(values) == 0:
+        return 0.0, math.inf
+    m = float((w * values).sum() / sw)
+    n_eff = sw * sw / float((w * w).sum())
+    if n_eff <= 1:
+        return m, math.inf
+    var = float((w * (values - m) ** 2).sum() / sw) * n_eff / (n_eff - 1)
+    return m, math.sqrt(var / n_eff)
+
+
+class BorelBidder:
+    """Rules plus simulation for one system (and the opponents' system, by default the same).
+
+    ``choose(view, rng, deadline)`` has ``Player.bid``'s contract: a ``BidChoice`` by the deadline. ``counts`` keeps
+    the totals a bench reports (decisions, simulated, overrides, seconds spent simulating); ``last`` the report of
+    the latest decision."""
+
+    def __init__(self, system: str, opponents_system: str | None = None,
+                 settings: BorelSettings | None = None, solver=None) -> None:
+        self.settings = settings or BorelSettings(enabled=True)
+        self.ours: Bidder = get_bidder(system, opponents_system)
+        self.theirs: Bidder = get_bidder(opponents_system or system, system)
+        self._solver = solver
+        self.counts = {"decisions": 0, "simulated": 0, "overrides": 0, "seconds": 0.0, "cut_short": 0}
+        self.last: BorelReport | None = None
+
+    @property
+    def solver(self):
+        if self._solver is None:
+            from ..dds import Solver  # the compiled core, built on the first simulated decision
+
+            self._solver = Solver()
+        return self._solver
+
+    # --- candidates ----------------------------------------------------------------------------------------------
+    def _producer(self, auction: Auction, vul: Vul, call: Call):
+        """The first rule instance of our system that makes ``call`` here (how partner reads it), or None."""
+        calls = tuple(auction.calls)
+        for c in self.ours.candidates(auction.dealer, calls, vul, int(auction.next_seat) & 1):
+            if c.call == call and not c.rule.id.startswith("__"):
+                return c
+        return None
+
+    def _conventional(self, auction: Auction, vul: Vul, call: Call) -> bool:
+        p = self._producer(auction, vul, call)
+        return p is not None and (p.rule.spec.artificial or p.rule.spec.alert)
+
+    def options(self, view: SeatView, rules: BidChoice) -> tuple[list[Call], str]:
+        """The calls to weigh at this decision, the rules' call first, and (when it is the only one) why."""
+        a, vul, me, hand = view.auction, view.vul, view.seat, view.hand
+        if rules.cut_short:
+            return [rules.call], "the rules' search was cut short"
+        if rules.rule_id.startswith("__"):
+            return [rules.call], "no rule of the system covers this hand here (a database gap is not simulated)"
+        if rules.force in ("forcing", "game_forcing"):
+            return [rules.call], "the rules' call is forcing"
+        if rules.force == "invitational":
+            # an invitation hands the decision to partner, who knows his own hand better than any sample: bidding
+            # game (or stopping) instead is GIB's over-compensation for a database it thinks conservative
+            return [rules.call], "the rules' call is an invitation: partner decides with what he holds"
+        try:
+            spec = self.ours.system.rule(rules.rule_id).spec
+        except KeyError:
+            spec = None
+        if rules.alert or (spec is not None and spec.artificial):
+            return [rules.call], "the rules' call is conventional"
+        calls, dealer, parity = tuple(a.calls), a.dealer, int(me) & 1
+        st = self.ours.state(dealer, calls, vul, parity)
+        if st["mybids"] + st["pbids"] == 0:
+            return [rules.call], "our side has not bid yet (openings and first actions follow the rules)"
+        rd = self.ours.readings(dealer, calls, vul, parity)
+        part = [x for x in rd if x.seat == me.partner]
+        if part and part[-1].candidate is not None and (part[-1].candidate.rule.spec.artificial
+                                                        or part[-1].candidate.rule.spec.alert):
+            return [rules.call], "partner's conventional call asks for the system's answer"
+        no_pass = bool(st["forced"] or (st["gf"] and st["below_game"]))
+        out: list[Call] = [rules.call]
+
+        def add(call: Call, natural_only: bool = True) -> None:
+            if call in out or not a.is_legal(call) or (call.is_pass and no_pass):
+                return
+            if natural_only and call.is_bid and self._conventional(a, vul, call):
+                return
+            out.append(call)
+
+        # close calls: the other rules this hand satisfies here (natural ones)
+        for call, rule_id, _text in rules.alternatives:
+            try:
+                alt = self.ours.system.rule(rule_id).spec
+            except KeyError:
+                continue
+            if alt.artificial or alt.alert or alt.force in ("forcing", "game_forcing"):
+                continue
+            if call.is_double and not (spec is not None and spec.simulate) and not rules.call.is_pass:
+                continue  # a double weighed against a bid changes the auction's meaning too much
+            add(call)
+        # sane neighbours, in the strains our side has shown
+        shown = set(st["psuits"]) | set(st["mysuits"])
+        if st["pnt"] or st["mynt"]:
+            shown.add(4)
+        r = rules.call
+        if r.is_bid:
+            s = int(r.strain)
+            if s in shown or s == 4 or s == st["fit"]:
+                up = Call.bid(r.level + 1, s) if r.level < 7 else None
+                game = GAME_LEVEL[Strain(s)]
+                if r.level < game <= r.level + 2:
+                    add(Call.bid(game, s))
+                if up is not None and up.level <= game:
+                    add(up)
+                if r.level == game and hand.hcp + st["plo"] >= 30 and r.level < 6:
+                    add(Call.bid(6, s))
+            add(PASS)
+        elif r.is_pass:
+            last = a.last_bid
+            targets = []
+            if st["fit"] >= 0:
+                targets.append(st["fit"])
+            if st["plast"] >= 0:
+                targets.append(st["plast"])
+            if st["pnt"] and last is not None and last.strain == Strain.NOTRUMP and a.last_bidder == me.partner:
+                targets.append(4)
+            for s in dict.fromkeys(targets):
+                cheapest = (1 if last is None else last.level if s > int(last.strain) else last.level + 1)
+                game = GAME_LEVEL[Strain(s)]
+                if cheapest <= game:
+                    add(Call.bid(cheapest, s))
+                    if cheapest < game <= cheapest + 1:
+                        add(Call.bid(game, s))
+        elif r.is_double:
+            add(PASS)
+        return out[: self.settings.max_candidates], ("" if len(out) > 1 else "no sane alternative to the rules' call")
+
+    # --- the decision --------------------------------------------------------------------------------------------
+    def choose(self, view: SeatView, rng: random.Random, deadline: float | None = None,
+               seconds: float = 2.0) -> BidChoice:
+        """The call for ``view`` by ``deadline`` (absolute) and within ``seconds`` of now (the call's budget)."""
+        t0 = time.monotonic()
+        a = view.auction
+        if a is None or a.is_complete or a.next_seat != view.seat:
+            raise BridgeError("Borel simulation needs the seat to act in an auction in progress")
+        rules = self.ours.choose(view.hand, a, view.vul, alternatives=True, deadline=deadline)
+        self.counts["decisions"] += 1
+        cands, why = self.options(view, rules)
+        report = BorelReport(rules.call, rules.call, tuple(cands), why)
+        self.last = report
+        if len(cands) < 2:
+            return _plain(rules)
+        end = earliest(deadline, t0 + seconds)
+        end = None if end is None else t0 + self.settings.time_share * max(0.0, end - t0)
+        report.simulated = True
+        self.counts["simulated"] += 1
+        try:
+            choice = self._simulate(view, rules, cands, rng, end, report)
+        except DeadlineReached as exc:
+            report.cut_short, report.why_not = True, f"out of time ({exc}): the rules' call"
+            self.counts["cut_short"] += 1
+            choice = _plain(rules)
+        report.seconds = time.monotonic() - t0
+        self.counts["seconds"] += report.seconds
+        report.call = choice.call
+        return choice
+
+    def _simulate(self, view: SeatView, rules: BidChoice, cands: list[Call], rng: random.Random,
+                  end: float | None, report: BorelReport) -> BidChoice:
+        st = self.settings
+        a, vul, me = view.auction, view.vul, view.seat
+        # 1. worlds
+        constraints = self.ours.explain_auction(a, vul, viewpoint=me)
+        t = time.monotonic()
+        sampler = RelaxingSampler(view, constraints, deadline=slice_of(end, 0.25))
+        worlds = sampler.sample(st.worlds, rng)
+        report.stages["sample"] = time.monotonic() - t
+        report.rung = sampler.relaxed
+        deals = worlds.deals()
+        weights = np.ones(len(deals))
+        if sampler.rung > 0 and st.relaxed_weight < 1:
+            for i, d in enumerate(deals):
+                misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
+                weights[i] = st.relaxed_weight ** misses
+        # 2. projections
+        finals: list[list[Contract | None]] = []
+        proj_end = slice_of(end, 0.35)
+        t = time.monotonic()
+        for d in deals:
+            if expired(proj_end):
+                break
+            finals.append([self._project(d, a.then(c), vul, me) for c in cands])
+        n = len(finals)
+        report.stages["project"] = time.monotonic() - t
+        if n < st.min_worlds:
+            raise DeadlineReached(f"only {n} worlds projected in time")
+        # 3. final contracts, solved in one batch (a world where every candidate ends in the same contract needs
+        # no solving: no candidate gains or loses there)
+        keys: dict[tuple[int, int, int], int] = {}
+        jobs = []
+        for i, row in enumerate(finals):
+            if all(_same(c, row[0]) for c in row[1:]):
+                continue
+            for c in row:
+                if c is not None:
+                    k = (i, int(c.declarer), int(c.strain))
+                    if k not in keys:
+                        keys[k] = len(jobs)
+                        jobs.append((deals[i], c.declarer.next(1), c.strain))
+        solve_end = slice_of(end, 0.8)
+        t = time.monotonic()
+        try:
+            res = self.solver.solve_leaders(jobs, st.threads, solve_end)
+        except DeadlineReached as exc:
+            res = exc.partial
+        report.stages["solve"] = time.monotonic() - t
+        scores = np.zeros((n, len(cands)))
+        ok = np.ones(n, dtype=bool)
+        for i, row in enumerate(finals):
+            for j, c in enumerate(row):
+                k = None if c is None else keys.get((i, int(c.declarer), int(c.strain)))
+                if k is None:
+                    continue  # passed out, or every candidate's contract is the same: no gain either way
+                got = res[k]
+                if got is None:
+                    ok[i] = False
+                    continue
+                s = score(c, 13 - got, vul.is_vulnerable(c.declarer))
+                scores[i, j] = s if c.declarer.same_side(me) else -s
+        if ok.sum() < st.min_worlds:
+            raise DeadlineReached(f"only {int(ok.sum())} worlds solved in time")
+        scores, w, kept = scores[ok], weights[:n][ok], [deals[i] for i in range(n) if ok[i]]
+        report.worlds = len(kept)
+        n_eff = float(w.sum()) ** 2 / float((w * w).sum())
+        if n_eff < st.min_worlds:  # relaxed worlds that mostly contradict the auction: too little evidence
+            report.why_not = f"the worlds fit the auction too poorly (effective sample {n_eff:.1f})"
+            return _plain(rules)
+        # 4. gains against the rules' call
+        diff = self._gains(scores)
+        margin = st.margin_imps if st.scoring == "imps" else st.margin_points
+        stats = {j: _weighted(diff[:, j], w) for j in range(1, len(cands))}
+        report.gains = {str(cands[j]): (round(m, 3), round(se, 3)) for j, (m, se) in stats.items()}
+        ranked = sorted(stats, key=lambda j: -(stats[j][0] - st.z * stats[j][1]))
+        clear = [j for j in ranked if stats[j][0] - st.z * stats[j][1] > margin][:2]
+        if not clear:
+            j = ranked[0]
+            report.why_not = (f"no call beats the rules' clearly (best {cands[j]}: {stats[j][0]:+.2f} ± "
+                              f"{stats[j][1]:.2f})")
+            return _plain(rules)
+        # 5. gaps: worlds where the deviation beats par by far are the opponents' model failing, not a gain
+        big = st.gap_imps if st.scoring == "imps" else _points_for_imps(st.gap_imps)
+        t = time.monotonic()
+        notes, passed = [], []
+        for best in clear:
+            m, se = stats[best]
+            gaining = [i for i in np.argsort(-diff[:, best]) if diff[i, best] >= big]
+            try:
+                tables = self.solver.solve_tables([kept[i] for i in gaining], st.threads, end)
+            except DeadlineReached as exc:
+                tables = exc.partial
+            trusted = diff[:, best].copy()
+            distrusted = 0
+            for i, tab in zip(gaining, tables):
+                gap = True  # not checked in time: not trusted either
+                if tab is not None:
+                    ns, _c = par(tab, vul)
+                    gap = imps(scores[i, best] - (ns if me.is_ns else -ns)) >= st.gap_imps
+                if gap:
+                    trusted[i] = 0.0
+                    distrusted += 1
+            m2, se2 = _weighted(trusted, w)
+            report.gains[str(cands[best])] = (round(m2, 3), round(se2, 3))
+            if m2 - st.z * se2 > margin:
+                passed.append((m2 - st.z * se2, best, m2, se2, trusted, distrusted))
+            else:
+                notes.append(f"{cands[best]} gained {m:+.2f} ± {se:.2f}, but {distrusted} of its big wins were "
+                             f"database gaps or unchecked: {m2:+.2f} ± {se2:.2f}")
+        report.stages["gaps"] = time.monotonic() - t
+        if passed:
+            _score, best, m2, se2, trusted, distrusted = max(passed, key=lambda x: x[0])
+            report.distrusted = distrusted
+            return self._override(view, rules, cands[best], m2, se2, trusted, w, report)
+        report.why_not = "; ".join(notes)
+        return _plain(rules)
+
+    def _gains(self, scores: np.ndarray) -> np.ndarray:
+        """Per world and candidate: the gain against the rules' call (column 0), IMPs or points."""
+        d = scores - scores[:, :1]
+        if self.settings.scoring == "imps":
+            return np.vectorize(imps, otypes=[float])(d) if d.size else d
+        return d
+
+    def _project(self, deal: Deal, auction: Auction, vul: Vul, me: Seat) -> Contract | None:
+        """The rest of the auction bid by the rules for all four seats of ``deal``; its final contract."""
+        a = auction
+        for _ in range(_MAX_PROJECTED_CALLS):
+            if a.is_complete:
+                return a.contract
+            seat = a.next_seat
+            bidder = self.ours if seat.same_side(me) else self.theirs
+            a = a.then(bidder.choose(deal[seat], a, vul, alternatives=False).call)
+        raise BridgeError("a projected auction did not end")  # pragma: no cover - bids rise, auctions end
+
+    def _override(self, view: SeatView, rules: BidChoice, call: Call, mean: float, se: float, gains: np.ndarray,
+                  w: np.ndarray, report: BorelReport) -> BidChoice:
+        unit = "IMPs" if self.settings.scoring == "imps" else "points"
+        better, worse = int((gains > 0).sum()), int((gains < 0).sum())
+        producer = self._producer(view.auction, view.vul, call)
+        reads = producer.explanation() if producer is not None else "natural"
+        text = (f"{reads} (simulation over {report.worlds} deals: {call} instead of the rules' {rules.call}, "
+                f"{mean:+.2f} {unit} a deal, se {se:.2f}; better in {better} deals, worse in {worse}"
+                + (f", {report.distrusted} set aside as database gaps" if report.distrusted else "")
+                + f"; overrides rule {rules.rule_id}: {rules.explanation})")
+        self.counts["overrides"] += 1
+        _log.info("bidding.borel_override", seat=view.seat.letter, board=view.board,
+                  auction=" ".join(str(c) for c in view.auction.calls), hand=str(view.hand), rule=rules.rule_id,
+                  rules_call=str(rules.call), call=str(call), gains=report.gains, worlds=report.worlds,
+                  distrusted=report.distrusted, relaxed=report.rung, better=better, worse=worse)
+        force = producer.rule.spec.force if producer is not None else "none"
+        return BidChoice(call, f"borel:{rules.rule_id}", text, False, force,
+                         ((rules.call, rules.rule_id, rules.explanation),), False)
+
+
+def _same(a: Contract | None, b: Contract | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (a.level, a.strain, a.doubled, a.declarer) == (b.level, b.strain, b.doubled, b.declarer)
+
+
+def _points_for_imps(n: int) -> int:
+    """The fewest points that are worth ``n`` IMPs."""
+    p = 0
+    while imps(p) < n:
+        p += 10
+    return p
+
+
+def _plain(rules: BidChoice) -> BidChoice:
+    """The rules' call as ``Player.bid`` has always answered it (no alternatives listed)."""
+    return BidChoice(rules.call, rules.rule_id, rules.explanation, rules.alert, rules.force, (), rules.cut_short)
+
