@@ -50,16 +50,20 @@ BASELINE = ROOT / "bench" / "baseline" / "sayc_wave1.toml"
 GAME_LEVEL = {Strain.NOTRUMP: 3, Strain.SPADES: 4, Strain.HEARTS: 4, Strain.DIAMONDS: 5, Strain.CLUBS: 5}
 
 
+def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
+    """Deal ``i`` of ``seed`` (0-based) as board ``i + 1``: its number, deal, dealer and vulnerability (also
+    ``bench/borel.py``'s deals)."""
+    d = Deal.random(random.Random(seed * 1_000_003 + i))
+    return i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)
+
+
 def deals(n: int, seed: int) -> list[tuple[int, Deal, Seat, Vul]]:
-    out = []
-    for i in range(n):
-        d = Deal.random(random.Random(seed * 1_000_003 + i))
-        out.append((i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)))
-    return out
+    return [deal_of(seed, i) for i in range(n)]
 
 
-def tables(ds: list[Deal], threads: int) -> list[tuple[tuple[int, ...], ...]]:
-    """DD tables ``t[strain][seat]`` for every deal, from the cache or solved (and cached)."""
+def load_cache() -> dict[str, list]:
+    """The cached DD tables ``t[strain][seat]`` by PBN deal (``bench/out/dd_tables.jsonl``, shared with
+    ``bench/borel.py``)."""
     cache: dict[str, list] = {}
     if CACHE.exists():
         for line in CACHE.read_text().splitlines():
@@ -68,6 +72,12 @@ def tables(ds: list[Deal], threads: int) -> list[tuple[tuple[int, ...], ...]]:
                 cache[o["deal"]] = o["t"]
             except (ValueError, KeyError):
                 continue  # a torn last line of a killed run
+    return cache
+
+
+def tables(ds: list[Deal], threads: int) -> list[tuple[tuple[int, ...], ...]]:
+    """DD tables ``t[strain][seat]`` for every deal, from the cache or solved (and cached)."""
+    cache = load_cache()
     todo = [d for d in dict.fromkeys(d.to_pbn() for d in ds) if d not in cache]
     if todo:
         from squeeze.engine.dds import solve_table

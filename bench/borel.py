@@ -40,32 +40,16 @@ sys.path.insert(0, str(ROOT))
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.engine.bidding import get_bidder  # noqa: E402
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings  # noqa: E402
-from squeeze.engine.cards import Deal, Seat, Vul, dealer_for_board, vul_for_board  # noqa: E402
+from squeeze.engine.cards import Deal, Seat, Vul  # noqa: E402
 from squeeze.engine.player import PlayerParams  # noqa: E402
 from squeeze.engine.scoring import imps, score  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
 
-CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
+sys.path.insert(0, str(ROOT / "bench"))
+from bidding_par import CACHE, deal_of, load_cache  # noqa: E402  (the same deals and DD-table cache)
 SYSTEM = "sayc"
 #: Part of each result's key: bump it when the simulation's behaviour changes, so a resumed run never mixes versions.
 VERSION = 2
-
-
-def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
-    d = Deal.random(random.Random(seed * 1_000_003 + i))
-    return i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)
-
-
-def load_cache() -> dict[str, list]:
-    cache: dict[str, list] = {}
-    if CACHE.exists():
-        for line in CACHE.read_text().splitlines():
-            try:
-                o = json.loads(line)
-                cache[o["deal"]] = o["t"]
-            except (ValueError, KeyError):
-                continue  # a torn last line of a killed run
-    return cache
 
 
 _W: dict = {}  # per worker process: the bidders, the solver and the DD cache

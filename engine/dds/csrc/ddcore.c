@@ -183,6 +183,15 @@ static inline CutEntry *cut_entry(DDSolver *S, const Trick *T, int p, int pos, u
     return &S->cut[x >> (64 - CUT_BITS)];
 }
 
+/* A card that cut off (the cached one or a generated move): the node's set is its child's, and it is remembered as
+ * the killer at this depth and, for the leader, as the trick's best card. */
+static inline void note_cutoff(DDSolver *S, Trick *T, uint16_t win[4], const uint16_t cw[4], int tleft, int pos,
+                               int s, int r) {
+    win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
+    S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
+    if (pos == 0) T->best = (s << 4) | r;
+}
+
 static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]) {
     Trick *T = &S->tr[tleft];
     int p = (T->leader + pos) & 3;
@@ -264,9 +273,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         int res = try_card(S, T, tleft, p, pos, target, s, r, cw);
         if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
         if (res == is_max) {
-            win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
-            S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
-            if (pos == 0) T->best = (s << 4) | r;
+            note_cutoff(S, T, win, cw, tleft, pos, s, r);
             S->st.cut_first++;
             S->st.cut_cached++;
             return res;
@@ -291,9 +298,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         int res = try_card(S, T, tleft, p, pos, target, s, r, cw);
         if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
         if (res == is_max) {
-            win[0] = cw[0]; win[1] = cw[1]; win[2] = cw[2]; win[3] = cw[3];
-            S->killer[tleft][pos] = (uint16_t)(0x100 | (s << 4) | r);
-            if (pos == 0) T->best = (s << 4) | r;
+            note_cutoff(S, T, win, cw, tleft, pos, s, r);
             if (ce) {
                 if (ce->tag != ctag) { ce->tag = ctag; memset(ce->card, 0, sizeof(ce->card)); }
                 ce->card[p] = (uint8_t)(0x80 | (s << 4) | r);
