@@ -131,20 +131,6 @@ class Tally:
     rows: list = field(default_factory=list)
 
 
-def unshown_double(bidder: Bidder, a: Auction, vul: Vul, c: Contract) -> bool:
-    """A doubled/redoubled final contract in an artificial call or a strain its declaring side never showed."""
-    if not c.doubled:
-        return False
-    rd = bidder.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
-    side = [x for x in rd if x.seat.same_side(c.declarer)]
-    last = next(x for x in reversed(side) if x.call.is_bid)
-    if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
-        return True
-    if c.strain == Strain.NOTRUMP:
-        return not any(x.natural_nt for x in side)
-    return not any(x.shown_suit == int(c.strain) for x in side)
-
-
 def bid_all(name: str, rules: str, boards, tabs) -> Tally:
     bidder = Bidder(rules)
     tally = Tally(name)
@@ -174,7 +160,7 @@ def bid_all(name: str, rules: str, boards, tabs) -> Tally:
             else:
                 tally.partscores += 1
                 tally.partscores_made += made
-            tally.dbl_unshown += unshown_double(bidder, a, vul, c)
+            tally.dbl_unshown += bidder.doubled_in_unshown_strain(a, vul)
         loss = abs(imps(ns - par_ns))
         tally.losses.append(loss)
         if par_c is not None and par_c.level < GAME_LEVEL[par_c.strain] and not par_c.doubled:

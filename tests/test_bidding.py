@@ -419,20 +419,6 @@ def test_partner_of_a_redoubled_takeout_double_bids(bidder, auction, vul):
             assert h.length(suit) >= 4 and h.hcp >= 8, (auction, str(h), ch.rule_id)
 
 
-def _doubled_unshown(b: Bidder, a: Auction, vul: Vul) -> bool:
-    c = a.contract
-    if c is None or not c.doubled:
-        return False
-    rd = b.readings(a.dealer, tuple(a.calls), vul, int(c.declarer) & 1)
-    side = [x for x in rd if x.seat.same_side(c.declarer)]
-    last = next(x for x in reversed(side) if x.call.is_bid)
-    if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
-        return True
-    if int(c.strain) == 4:
-        return not any(x.natural_nt for x in side)
-    return not any(x.shown_suit == int(c.strain) for x in side)
-
-
 def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder):
     """Four engines bid random deals, but an opponent doubles every artificial bid of ours it can: no final contract
     is a doubled artificial call or a strain the declaring side never showed, and every call is read back."""
@@ -451,7 +437,7 @@ def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder)
                 doubled += 1
                 continue
             a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
-        assert not _doubled_unshown(bidder, a, vul), (str(a), str(d))
+        assert not bidder.doubled_in_unshown_strain(a, vul), (str(a), str(d))
     assert doubled > 50
 
 
@@ -473,3 +459,11 @@ def test_a_game_force_is_never_dropped_below_game(bidder):
         if any(x.seat.same_side(c.declarer) and x.force == "game_forcing" for x in rd):
             dropped.append(str(a))
     assert dropped == []
+
+
+def test_doubled_in_unshown_strain_reads_the_declaring_sides_calls(bidder):
+    """Issue 24's yardstick itself: Stayman doubled and passed out is a doubled artificial call; a doubled suit the
+    declaring side opened, or an undoubled one, is not."""
+    assert bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C X P P P"), Vul.NONE)
+    assert not bidder.doubled_in_unshown_strain(Auction.parse("1S X P P P"), Vul.NONE)
+    assert not bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C P 2H P P P"), Vul.NONE)

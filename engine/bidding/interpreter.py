@@ -173,6 +173,21 @@ class Bidder:
         return self.system if actor_parity == our_parity else self.opponents
 
     # --- reading the auction ----------------------------------------------------------------------------------
+    def doubled_in_unshown_strain(self, auction: Auction, vul: Vul) -> bool:
+        """Whether ``auction`` ends doubled or redoubled in an artificial call of the declaring side or in a strain
+        that side never showed (issue 24's leak: what the escape guard prevents, and ``bench/bidding_par`` counts)."""
+        c = auction.contract
+        if c is None or not c.doubled:
+            return False
+        rd = self.readings(auction.dealer, tuple(auction.calls), vul, int(c.declarer) & 1)
+        side = [x for x in rd if x.seat.same_side(c.declarer)]
+        last = next(x for x in reversed(side) if x.call.is_bid)
+        if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
+            return True
+        if int(c.strain) == 4:  # notrump: shown by a natural notrump call of the side
+            return not any(x.natural_nt for x in side)
+        return not any(x.shown_suit == int(c.strain) for x in side)
+
     def readings(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> tuple[CallReading, ...]:
         """How every call of ``calls`` was read (each by the system of the side that made it)."""
         key = (int(dealer), calls, int(vul), our_parity)
