@@ -104,7 +104,8 @@ class TMProcess:
                 f.write(f'[[match]]\nname = "hostile"\nteams = ["{HOSTILE_TEAMS[0]}", "{HOSTILE_TEAMS[1]}"]\nrooms = 1\n')
         self.boards, self.seed, self.mqtt_url = boards, seed, mqtt_url
         # every client comes from 127.0.0.1: allow all of them (and the hostile ones) from one address
-        self.env = {**os.environ, "SQUEEZE_LOG__LEVEL": os.environ.get("RL_LOG", "warning"), "SQUEEZE_LOG__FORMAT": "json",
+        self.env = {**os.environ, "PYTHONFAULTHANDLER": "1",  # (a hung manager shows its stacks on SIGABRT)
+                    "SQUEEZE_LOG__LEVEL": os.environ.get("RL_LOG", "warning"), "SQUEEZE_LOG__FORMAT": "json",
                     "SQUEEZE_TM__CONNECTIONS_PER_ADDRESS": str(8 * matches + 64)}
         self.env.update({f"SQUEEZE_TM__{k.upper()}": str(v) for k, v in tm_settings.items()})
         self.port = 0
@@ -438,9 +439,20 @@ async def _run_tables(tm: "TMProcess", plan: FaultPlan, broker: Optional[Mosquit
             report.problems.append(f"squeeze tm exited {code} at the end" if code is not None else
                                    "squeeze tm was still running with tables stuck: killed")
     except asyncio.TimeoutError:
-        report.problems.append("squeeze tm did not exit after every table ended: killed")
-        if os.environ.get("RL_DEBUG"):
-            tm.proc.send_signal(signal.SIGABRT); await asyncio.sleep(2)
+        # where it hangs: SIGABRT makes the manager (run with PYTHONFAULTHANDLER) print every thread's stack
+        where = ""
+        if tm.proc.returncode is None:
+            tm.proc.send_signal(signal.SIGABRT)
+            try:
+                await tm.wait(5)
+            except asyncio.TimeoutError:
+                pass
+            stacks = [l.strip() for l in tm.stderr().splitlines() if l.strip().startswith(("File ", "Thread ",
+                                                                                          "Current thread "))]
+            where = "; its stacks: " + " | ".join(stacks[-12:]) if stacks else ""
+        else:
+            where = f" (it had exited {tm.proc.returncode}, but its stderr stayed open)"
+        report.problems.append(f"squeeze tm did not exit after every table ended: killed{where}")
     if tm.proc.returncode is None:
         await tm.kill()
     sampler.cancel()
