@@ -57,7 +57,7 @@ from ..auction import PASS, Auction, Call, Contract
 from ..cards import BridgeError, Deal, Seat, Strain, Vul
 from ..deadline import DeadlineReached, earliest, expired, slice_of
 from ..play.relax import RelaxingSampler
-from ..scoring import imps, par, score
+from ..scoring import IMP_BOUNDARIES, imps, par, score
 from ..view import SeatView
 from .interpreter import BidChoice, Bidder, get_bidder
 
@@ -92,8 +92,8 @@ class BorelSettings:
                               f"{self.min_worlds}")
         if self.scoring not in ("imps", "matchpoints"):
             raise BridgeError(f"borel scoring must be 'imps' or 'matchpoints', got {self.scoring!r}")
-        if self.max_candidates < 2 or self.threads < 1 or self.gap_imps < 1:
-            raise BridgeError("borel max_candidates must be >= 2, threads >= 1 and gap_imps >= 1")
+        if self.max_candidates < 2 or self.threads < 1 or not 1 <= self.gap_imps <= len(IMP_BOUNDARIES):
+            raise BridgeError("borel max_candidates must be >= 2, threads >= 1 and gap_imps 1..24")
         if not 0 < self.time_share <= 1 or not 0 <= self.relaxed_weight <= 1 or self.z < 0:
             raise BridgeError("borel time_share must be in (0, 1], relaxed_weight in [0, 1], z >= 0")
 
@@ -316,7 +316,7 @@ class BorelBidder:
         keys: dict[tuple[int, int, int], int] = {}
         jobs = []
         for i, row in enumerate(finals):
-            if all(_same(c, row[0]) for c in row[1:]):
+            if all(c == row[0] for c in row[1:]):
                 continue
             for c in row:
                 if c is not None:
@@ -365,7 +365,7 @@ class BorelBidder:
                               f"{stats[j][1]:.2f})")
             return _plain(rules)
         # 5. gaps: worlds where the deviation beats par by far are the opponents' model failing, not a gain
-        big = st.gap_imps if st.scoring == "imps" else _points_for_imps(st.gap_imps)
+        big = st.gap_imps if st.scoring == "imps" else IMP_BOUNDARIES[st.gap_imps - 1]  # (the fewest points worth it)
         t = time.monotonic()
         notes, passed = [], []
         for best in clear:
@@ -436,20 +436,6 @@ class BorelBidder:
         force = producer.rule.spec.force if producer is not None else "none"
         return BidChoice(call, f"borel:{rules.rule_id}", text, False, force,
                          ((rules.call, rules.rule_id, rules.explanation),), False)
-
-
-def _same(a: Contract | None, b: Contract | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return (a.level, a.strain, a.doubled, a.declarer) == (b.level, b.strain, b.doubled, b.declarer)
-
-
-def _points_for_imps(n: int) -> int:
-    """The fewest points that are worth ``n`` IMPs."""
-    p = 0
-    while imps(p) < n:
-        p += 10
-    return p
 
 
 def _plain(rules: BidChoice) -> BidChoice:
