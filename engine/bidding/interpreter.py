@@ -104,8 +104,18 @@ class CallReading:
         return int(self.call.strain)
 
     @property
+    def artificial(self) -> bool:
+        """Made by a rule that marks the call artificial (Stayman, a strong 2C, Blackwood, ...)."""
+        return self.candidate is not None and self.candidate.rule.spec.artificial
+
+    @property
+    def conventional(self) -> bool:
+        """Artificial, or showing another suit than its own (a transfer): a double of it leaves the system on."""
+        return self.artificial or (self.candidate is not None and self.candidate.rule.shows_code is not None)
+
+    @property
     def natural_nt(self) -> bool:
-        return self.call.is_bid and self.call.strain == 4 and not (self.candidate and self.candidate.rule.spec.artificial)
+        return self.call.is_bid and self.call.strain == 4 and not self.artificial
 
     def explanation(self) -> str:
         if self.candidate is None:
@@ -182,7 +192,7 @@ class Bidder:
         rd = self.readings(auction.dealer, tuple(auction.calls), vul, int(c.declarer) & 1)
         side = [x for x in rd if x.seat.same_side(c.declarer)]
         last = next(x for x in reversed(side) if x.call.is_bid)
-        if last.candidate is not None and last.candidate.rule.spec.artificial and last.shown_suit != int(c.strain):
+        if last.artificial and last.shown_suit != int(c.strain):
             return True
         if int(c.strain) == 4:  # notrump: shown by a natural notrump call of the side
             return not any(x.natural_nt for x in side)
@@ -275,8 +285,7 @@ class Bidder:
         st["pbids"] = sum(1 for x in part if x.call.is_bid)
         # a double of one of our artificial calls does not make the auction contested (the system stays on)
         lead_dbl = {i for i in range(1, n) if calls[i].is_double and calls[i - 1].is_bid and rd[i - 1].seat.same_side(me)
-                    and rd[i - 1].candidate is not None and (rd[i - 1].candidate.rule.spec.artificial
-                                                             or rd[i - 1].candidate.rule.shows_code is not None)}
+                    and rd[i - 1].conventional}
         st["obids"] = sum(1 for i, x in enumerate(rd) if not x.seat.same_side(me)
                           and (x.call.is_bid or (x.call.is_double and i not in lead_dbl)))
         st["contested"] = st["obids"] > 0
@@ -322,15 +331,12 @@ class Bidder:
         pforce = part[-1].force if part else "none"
         st["pforce"] = pforce
         # A natural new suit by a passed hand is not forcing (it cannot hold game values); artificial calls still are.
-        by_passed_hand = st["ppassed"] and pforce == "forcing" and not (
-            part and part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
+        by_passed_hand = st["ppassed"] and pforce == "forcing" and not (part and part[-1].artificial)
         # (a double of partner's artificial call does not release the force: the system is on, see candidates)
-        rho_quiet = n >= 1 and (calls[-1].is_pass or (calls[-1].is_double and n >= 2 and rd[-2].candidate is not None
-                                                      and rd[-2].candidate.rule.spec.artificial))
+        rho_quiet = n >= 1 and (calls[-1].is_pass or (calls[-1].is_double and n >= 2 and rd[-2].artificial))
         # (a natural bid of game or more is to play, whatever force its rule carries: only artificial calls there,
         # Blackwood, Gerber, cue bids, still force)
-        at_game_natural = not st["below_game"] and part and part[-1].call.is_bid and not (
-            part[-1].candidate is not None and part[-1].candidate.rule.spec.artificial)
+        at_game_natural = not st["below_game"] and part and part[-1].call.is_bid and not part[-1].artificial
         st["forced"] = bool(part) and n >= 2 and rho_quiet and pforce in ("forcing", "game_forcing") and \
             rd[-2].seat == me.partner and not by_passed_hand and not at_game_natural
         st["gf"] = any(x.force == "game_forcing" for x in rd if x.seat.same_side(me))
@@ -426,8 +432,7 @@ class Bidder:
                 continue
             if rd is None:
                 rd = self.readings(dealer, calls, vul, our_parity)
-            c = rd[i - 1].candidate
-            if c is None or not (c.rule.spec.artificial or c.rule.shows_code is not None):
+            if not rd[i - 1].conventional:
                 continue
             if out is None:
                 out = list(text)
