@@ -467,3 +467,37 @@ def test_doubled_in_unshown_strain_reads_the_declaring_sides_calls(bidder):
     assert bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1S X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C P 2H P P P"), Vul.NONE)
+
+
+def test_a_rule_instance_that_cannot_hold_never_explains_a_call(bidder):
+    """Texas is written with a free suit (``4t``, ``t == D or t == H``); its 4S instance can hold for no hand. Read as
+    Texas, a 4S response "showed" suit 4 (past spades), opener bid on over a signoff, and a later rule asking for
+    stoppers in the opponents' suits failed with an IndexError (a voided self-play board). The 4S instance is gone:
+    4S is read as spades by both sides, and opener passes it."""
+    calls = tuple(Auction.parse("1N P 4S P", "N").calls)
+    for viewer in (0, 1):
+        reading = bidder.readings(Seat.NORTH, calls, Vul.NONE, viewer)[2]
+        assert reading.candidate is None or reading.candidate.rule.id != "nt.texas"
+        assert reading.shown_suit == 3
+    assert bid(bidder, "AK5.KQ4.AJ64.Q82", "1N P 4S P") == "P"
+    # the instances that can hold are still there: 4H is the transfer to spades
+    assert bidder.readings(Seat.NORTH, tuple(Auction.parse("1N P 4H", "N").calls), Vul.NONE, 0)[2].shown_suit == 3
+    assert bid(bidder, "AK5.KQ4.AJ64.Q82", "1N P 4H P") == "4S"
+
+
+@pytest.mark.parametrize("expr, bindings, possible", [
+    ("(t == D and hearts >= 6) or (t == H and spades >= 6)", {"t": 3}, False),
+    ("(t == D and hearts >= 6) or (t == H and spades >= 6)", {"t": 2}, True),
+    ("t >= H and ln(t) >= 6", {"t": 1}, False),
+    ("t >= H and ln(t) >= 6", {"t": 3}, True),
+    ("hcp >= 12 and not (M == H)", {"M": 2}, False),
+    ("t in (C, D) and hcp >= 6", {"t": 0}, True),
+    ("t not in (C, D)", {"t": 0}, False),
+    ("hcp >= 12", {}, True),              # depends on the hand only: possible
+    ("level == 1 and t == C", {"t": 0}, True),  # auction facts are not known here: possible
+])
+def test_possible_with_decides_only_what_the_bindings_settle(expr, bindings, possible):
+    import ast
+
+    from squeeze.engine.bidding.rules import possible_with
+    assert possible_with(ast.parse(expr, mode="eval"), bindings) is possible

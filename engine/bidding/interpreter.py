@@ -23,7 +23,7 @@ from ..sampling import SeatConstraints
 
 from .features import features_of
 from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system,
-                    strength_range)
+                    possible_with, strength_range)
 
 __all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder",
            "DEFAULT_SYSTEM"]
@@ -98,7 +98,11 @@ class CallReading:
             env = dict(CONSTANTS)
             env.update(c.bindings)
             env["__builtins__"] = {}
-            return int(eval(c.rule.shows_code, env))  # noqa: S307 - validated expression
+            suit = int(eval(c.rule.shows_code, env))  # noqa: S307 - validated expression
+            if not 0 <= suit <= 3:
+                raise BiddingSystemError(f"rule {c.rule.id}: 'shows' gives {suit} for {self.call} with "
+                                         f"{dict(c.bindings)}: not a suit")
+            return suit
         if spec.artificial or not self.call.is_bid or self.call.strain == 4:
             return -1
         return int(self.call.strain)
@@ -690,6 +694,8 @@ def _instances_uncached(rule: CompiledRule, b: dict[str, int], last: Call | None
         s = b[st] if st in b else "CDHSN".index(st)
         combos = [(s, b)]
     for strain, bb in combos:
+        if bb and not possible_with(rule.when_tree, bb):
+            continue  # e.g. a transfer instance into a suit the rule never transfers to: it would misread the call
         lv = rule.level
         if lv.isdigit():
             level = int(lv)

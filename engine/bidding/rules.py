@@ -317,6 +317,64 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
     return (hcp[0], hcp[1]), [(lo, hi) for lo, hi in lens]
 
 
+_UNKNOWN = object()  # a value that depends on the hand (or anything else not known yet)
+_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+            ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+def _decided(node: ast.AST, env: dict):
+    """The value of ``node`` when it follows from ``env`` alone, else ``_UNKNOWN`` (three-valued: a conjunction
+    with one false term is false even when the others depend on the hand)."""
+    if isinstance(node, ast.Expression):
+        return _decided(node.body, env)
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env.get(node.id, _UNKNOWN)
+    if isinstance(node, ast.BoolOp):
+        vals = [_decided(v, env) for v in node.values]
+        stop = isinstance(node.op, ast.Or)  # the value that settles it: True for or, False for and
+        known = [bool(v) for v in vals if v is not _UNKNOWN]
+        if stop in known:
+            return stop
+        return _UNKNOWN if len(known) < len(vals) else (not stop)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        v = _decided(node.operand, env)
+        return _UNKNOWN if v is _UNKNOWN else not v
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        a, b = _decided(node.left, env), _decided(node.right, env)
+        if a is _UNKNOWN or b is _UNKNOWN:
+            return _UNKNOWN
+        return a + b if isinstance(node.op, ast.Add) else a - b
+    if isinstance(node, (ast.Tuple, ast.List)):
+        vals = [_decided(v, env) for v in node.elts]
+        return _UNKNOWN if any(v is _UNKNOWN for v in vals) else tuple(vals)
+    if isinstance(node, ast.Compare):
+        items = [_decided(x, env) for x in [node.left, *node.comparators]]
+        result = True
+        for a, op, b in zip(items, node.ops, items[1:]):
+            f = _COMPARE.get(type(op))
+            if f is None or a is _UNKNOWN or b is _UNKNOWN:
+                result = _UNKNOWN
+                continue
+            try:
+                if not f(a, b):
+                    return False  # one false link makes the whole chain false
+            except TypeError:
+                result = _UNKNOWN
+        return result
+    return _UNKNOWN
+
+
+def possible_with(tree: ast.Expression, bindings: dict[str, int]) -> bool:
+    """False when a ``when`` expression is false for every hand once its suit variables are bound (``t == D and
+    ...`` with ``t`` bound to spades): such an instance can neither be chosen nor explain a call."""
+    env = dict(CONSTANTS)
+    env.update(bindings)
+    return _decided(tree, env) is not False
+
+
 _STATE_ONLY: dict = {}  # id(node) -> (node, compiled code or None): conjuncts that name auction facts only
 
 
