@@ -49,7 +49,7 @@ class HandPredicate(Protocol):
     def describe(self) -> str: ...
 
 
-def _is_shape_predicate(p) -> bool:
+def is_shape_predicate(p) -> bool:
     return callable(getattr(p, "on_shape", None))
 
 
@@ -199,11 +199,13 @@ class SamplingError(BridgeError):
 
 
 class SamplingTimeout(SamplingError):
-    """The sampler reached its deadline with fewer worlds than asked for; ``worlds`` holds those it found."""
+    """The sampler reached its deadline, or spent its budget of exact checks (``max_checks``: a deadline counted in
+    work, so it replays from a seed), with fewer worlds than asked for; ``worlds`` holds those it found."""
 
-    def __init__(self, message: str, worlds: "Worlds") -> None:
+    def __init__(self, message: str, worlds: "Worlds", *, budget_spent: bool = False) -> None:
         super().__init__(message)
         self.worlds = worlds
+        self.budget_spent = budget_spent  # ended by ``max_checks``, not the clock: the same work ends the same way
 
 
 def numpy_rng(rng: "random.Random | np.random.Generator | int") -> np.random.Generator:
@@ -451,7 +453,7 @@ class WorldSampler:
 
         # Pool the seats that shapes need not know about.
         def poolable(seat: int) -> bool:
-            if any(_is_shape_predicate(p) for p in cons[seat].predicates):
+            if any(is_shape_predicate(p) for p in cons[seat].predicates):
                 return False  # its shape predicates filter the shape table, which needs the seat on its own
             return all(
                 lo_b[seat][s] == 0 and hi_b[seat][s] >= min(u[s], need[seat]) and allowed[seat][s] == unseen & _SUIT_MASKS[s]
@@ -484,7 +486,7 @@ class WorldSampler:
         # What shapes cannot express, checked exactly after the cards are dealt.
         self._hcp_checks = [(seat, cons[seat].hcp) for seat in hcp_bound if seat != dseat]
         self._pred_checks = [
-            (seat, p) for seat in live for p in cons[seat].predicates if not _is_shape_predicate(p)
+            (seat, p) for seat in live for p in cons[seat].predicates if not is_shape_predicate(p)
         ]
 
     # --- set-up -----------------------------------------------------------------------------------------------
@@ -577,7 +579,7 @@ class WorldSampler:
         if len(sp.seats) != 1:
             return rows
         seat = sp.seats[0]
-        preds = [p for p in self.constraints[seat].predicates if _is_shape_predicate(p)]
+        preds = [p for p in self.constraints[seat].predicates if is_shape_predicate(p)]
         if not preds:
             return rows
         kl = [(self.known[seat] & _SUIT_MASKS[s]).bit_count() for s in range(4)]
@@ -889,20 +891,30 @@ class WorldSampler:
                 a0 = b0
         return full
 
-    def _check(self, full: np.ndarray) -> np.ndarray:
-        """Per candidate: -1 when it passes every exact check, else the index of the first check that failed."""
+    def _check(self, full: np.ndarray, budget: int | None = None) -> tuple[np.ndarray, int, int]:
+        """Per candidate: -1 when it passes every exact check, else the index of the first check that failed;
+        with the number of candidates looked at and of predicate calls made.
+
+        The HCP checks are vectorised; the predicates (an auction's exact call tests, ~60 us each in Python) are
+        called row by row, and once ``budget`` calls are made the rows after the current one are left unchecked
+        (not looked at: the caller drops them)."""
         why = np.full(full.shape[0], -1, dtype=np.int64)
         for i, (seat, (lo, hi)) in enumerate(self._hcp_checks):
             h = hcp_of_masks(full[:, seat])
             why[(why < 0) & ((h < lo) | (h > hi))] = i
+        looked, calls = full.shape[0], 0
         if self._pred_checks:
             off = len(self._hcp_checks)
             for r in np.flatnonzero(why < 0):
+                if budget is not None and calls >= budget:
+                    looked = int(r)
+                    break
                 for i, (seat, p) in enumerate(self._pred_checks):
+                    calls += 1
                     if not p(Hand(int(full[r, seat]))):
                         why[r] = off + i
                         break
-        return why
+        return why, looked, calls
 
     def _check_name(self, i: int) -> str:
         if i < len(self._hcp_checks):
@@ -917,11 +929,14 @@ class WorldSampler:
         rng: "random.Random | np.random.Generator | int",
         *,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
+        max_checks: int | None = None,
         allow_fewer: bool = False,
         deadline: float | None = None,
     ) -> Worlds:
         """``n`` independent, exactly uniform worlds. Raises ``SamplingError`` naming the constraint that rejected
-        most candidates when fewer than ``n`` were found within ``max_candidates`` (unless ``allow_fewer``).
+        most candidates when fewer than ``n`` were found within ``max_candidates`` candidate deals, unless
+        ``allow_fewer``. ``max_checks`` bounds the calls of the exact predicates (the costly part) the way a deadline
+        bounds time, yet replays the same from a seed: spent, it ends the sampling like a deadline does.
 
         ``deadline`` (``time.monotonic()``): no candidate is dealt after it (batches are sized from the measured
         cost of a candidate so that one does not run far past it); the worlds found by then are returned if
@@ -933,6 +948,7 @@ class WorldSampler:
         got: list[np.ndarray] = []
         have = 0
         cands = 0
+        checks = 0
         counts = np.zeros(len(self._hcp_checks) + len(self._pred_checks), dtype=np.int64)
         rate = 1.0
         per_candidate = 0.0  # seconds a candidate costs, measured on the last batch (with a deadline only)
@@ -942,17 +958,17 @@ class WorldSampler:
             return Worlds(masks, cands, cands - have, self._rejections(counts), self.shape_count)
 
         while have < n:
-            if cands >= max_candidates:
+            if cands >= max_candidates or (max_checks is not None and checks >= max_checks):
                 if allow_fewer:
                     break
                 rejections = self._rejections(counts)
                 worst = max(rejections.items(), key=lambda kv: kv[1]) if rejections else ("?", 0)
                 seat = Seat.parse(worst[0][0]) if worst[0] != "?" else None
-                raise SamplingError(
-                    f"gave up after {cands} candidate deals with {have} of {n} worlds found: "
-                    f"the constraint '{worst[0]}' rejected {worst[1]} of them",
-                    seat=seat, constraint=worst[0],
-                )
+                why = f"with {have} of {n} worlds found: the constraint '{worst[0]}' rejected {worst[1]} of them"
+                if cands < max_candidates:
+                    raise SamplingTimeout(f"spent its {checks} exact checks on {cands} candidate deals {why}",
+                                          found(), budget_spent=True)
+                raise SamplingError(f"gave up after {cands} candidate deals {why}", seat=seat, constraint=worst[0])
             want = n - have
             B = int(min(max(64, want / rate * 1.2 + 16), 65536, max_candidates - cands))
             if deadline is not None:
@@ -971,7 +987,9 @@ class WorldSampler:
             full = self._deal_batch(B, gen)
             used = B
             if self.exact_checks:
-                why = self._check(full)
+                why, looked, calls = self._check(full, None if max_checks is None else max_checks - checks)
+                checks += calls
+                why, used = why[:looked], looked
                 acc = np.flatnonzero(why < 0)
                 if acc.size >= want:
                     used = int(acc[want - 1]) + 1

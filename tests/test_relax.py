@@ -54,9 +54,11 @@ def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(
         elapsed = time.monotonic() - t
     assert elapsed < 1.0 + MARGIN
     assert d.card in view.legal_cards() and d.selector == "alphamu"
-    assert "(relaxed: opponents' bidding)" in d.reason
+    # South's 1C cannot be the 1C our rules bid (its exact test fails on every deal), but its ranges (an opening
+    # hand) can hold: the worlds keep them
+    assert "(relaxed: exact call tests)" in d.reason
     relaxed = [e for e in logs if e["event"] == "play.sampling_relaxed"]
-    assert relaxed and relaxed[0]["dropped"] == "opponents' bidding" and relaxed[0]["viewer"] == "E"
+    assert relaxed and relaxed[0]["dropped"] == "exact call tests" and relaxed[0]["viewer"] == "E"
 
 
 # --- the ladder -----------------------------------------------------------------------------------------------------
@@ -67,14 +69,21 @@ def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
     # South's opening lead: North (partner) and both opponents are hidden
     lead = SeatView(Seat.SOUTH, deal[Seat.SOUTH], STALL_AUCTION)
     ladder = rungs(lead, cons)
-    assert [r.dropped for r in ladder] == ["", "opponents' bidding", "opponents' and partner's bidding"]
+    assert [r.dropped for r in ladder] == ["", "exact call tests", "opponents' bidding",
+                                           "opponents' and partner's bidding"]
     assert set(ladder[0].base) == {Seat.NORTH, Seat.EAST, Seat.WEST}  # not South's own: its hand is seen
-    assert set(ladder[1].base) == {Seat.NORTH} and ladder[2].base == {}
+    # the ranges rung: every call's HCP and length hulls, no hand-by-hand test
+    assert set(ladder[1].base) == set(ladder[0].base)
+    for seat, c in ladder[1].base.items():
+        full = ladder[0].base[seat]
+        assert (c.hcp, c.lengths) == (full.hcp, full.lengths) and full.predicates
+        assert not any(not callable(getattr(p, "on_shape", None)) for p in c.predicates)
+    assert set(ladder[2].base) == {Seat.NORTH} and ladder[3].base == {}
     # declarer after the lead: partner is dummy, seen; only the opponents' calls are left to drop
     east = stall_view()
     ladder = rungs(east, get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
-    assert [r.dropped for r in ladder] == ["", "opponents' bidding"]
-    assert set(ladder[0].base) == {Seat.NORTH, Seat.SOUTH} and ladder[1].base == {}
+    assert [r.dropped for r in ladder] == ["", "exact call tests", "opponents' bidding"]
+    assert set(ladder[0].base) == {Seat.NORTH, Seat.SOUTH} and ladder[2].base == {}
 
 
 def test_relaxing_keeps_partners_calls_and_the_hard_facts():
@@ -100,7 +109,7 @@ def test_a_rung_that_runs_out_of_time_keeps_enough_worlds_or_relaxes():
     with capture_logs():
         source = RelaxingSampler(view, rare, deadline=time.monotonic() + 0.05)
         worlds = source.sample(10, 1)
-    assert source.relaxed == "opponents' bidding" and len(worlds) == 10
+    assert source.relaxed == "exact call tests" and len(worlds) == 10
     assert source.start == 0  # out of time is not refuted: the next sample tries every call's constraints again
     with pytest.raises(SamplingTimeout) as stop:
         WorldSampler(view.known_cards(), view.constraints(rare)).sample(10, 1, deadline=time.monotonic() + 0.02)
@@ -213,5 +222,34 @@ def test_a_rung_too_unlikely_to_deal_relaxes_after_a_candidate_count_even_withou
         source = RelaxingSampler(view, rare)
         worlds = source.sample(10, 1)
     assert time.monotonic() - t0 < 5
-    assert source.relaxed == "opponents' bidding" and len(worlds) == 10 and source.start == 1
+    assert source.relaxed == "exact call tests" and len(worlds) == 10 and source.start == 1
     assert [e["event"] for e in logs] == ["play.sampling_relaxed"] and "2000" in logs[0]["error"]
+
+
+def test_a_rung_whose_exact_tests_are_too_costly_keeps_enough_worlds_or_falls_to_the_ranges(monkeypatch):
+    """No deadline (self-play): the exact tests are bounded by a count of calls (``RUNG_CHECKS``). Spent with a
+    quarter of the worlds found, the rung keeps them; with fewer, the ranges rung deals the rest of the sample, and
+    later samples of the board start there (the same work would be spent again)."""
+    from squeeze.engine.play import relax
+
+    calls = {"n": 0}
+
+    def rare(hand: Hand) -> bool:
+        calls["n"] += 1
+        return hand.length(Suit.SPADES) >= 5  # about one hand in five of North's: 10 worlds need ~50 calls
+
+    view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
+    cons = {Seat.NORTH: SeatConstraints(hcp=(12, 37), predicates=(rare,))}
+    monkeypatch.setattr(relax, "RUNG_CHECKS", 40)
+    with capture_logs() as logs:
+        source = RelaxingSampler(view, cons)
+        worlds = source.sample(10, 1)
+    assert calls["n"] <= 40 and logs == [] and source.relaxed == "" and not source.short  # a count: it replays
+    assert 3 <= len(worlds) < 10 and all(Hand(int(r[Seat.NORTH])).length(Suit.SPADES) >= 5 for r in worlds.masks)
+    monkeypatch.setattr(relax, "RUNG_CHECKS", 5)
+    with capture_logs() as logs:
+        source = RelaxingSampler(view, cons)
+        worlds = source.sample(10, 1)
+    assert source.relaxed == "exact call tests" and len(worlds) == 10 and source.start == 1
+    assert "spent its 5 exact checks" in logs[0]["error"]
+    assert all(Hand(int(r[Seat.NORTH])).hcp >= 12 for r in worlds.masks)  # the ranges still hold

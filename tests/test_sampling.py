@@ -15,6 +15,7 @@ import pytest
 from squeeze.engine.cards import ALL_CARDS, Card, Deal, Hand, Seat, Suit
 from squeeze.engine.sampling import (
     SamplingError,
+    SamplingTimeout,
     SeatConstraints,
     WorldSampler,
     deals_to_masks,
@@ -408,6 +409,30 @@ def test_gives_up_on_a_predicate_nothing_meets():
             5, 1, max_candidates=5000
         )
     assert ei.value.seat == Seat.WEST
+
+
+def test_exact_check_budget_bounds_the_predicate_calls_and_replays_from_the_seed():
+    """``max_checks`` caps the costly part (the exact predicates, called per candidate) by count: the sampler gives
+    up after that many calls with a clear error, and within the budget it deals the same worlds as without one."""
+    class Rare:
+        calls = 0
+
+        def __call__(self, h):
+            Rare.calls += 1
+            return h.length(Suit.SPADES) >= 7
+
+        def describe(self):
+            return "seven or more spades"
+
+    west = SeatConstraints(predicates=(Rare(),))
+    with pytest.raises(SamplingTimeout, match=r"spent its 300 exact checks .*W: seven or more spades") as ei:
+        WorldSampler([NORTH, 0, 0, 0], [None, None, None, west]).sample(50, 3, max_checks=300)
+    assert Rare.calls == 300 and 0 < len(ei.value.worlds) < 50  # the worlds it found come with it
+    free = WorldSampler([NORTH, 0, 0, 0], [None, None, None, west]).sample(3, 4)
+    capped = WorldSampler([NORTH, 0, 0, 0], [None, None, None, west]).sample(3, 4, max_checks=100_000)
+    assert (free.masks == capped.masks).all() and free.candidates == capped.candidates
+    few = WorldSampler([NORTH, 0, 0, 0], [None, None, None, west]).sample(50, 3, max_checks=300, allow_fewer=True)
+    assert (few.masks == ei.value.worlds.masks).all()
 
 
 def test_held_cards_are_placed_and_shown_out_suits_respected():

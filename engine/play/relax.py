@@ -7,8 +7,10 @@ constraints cannot be met — the sampler's cheap bounds refute them at once, or
 its share of the time — the least trusted inferences go first, one rung at a time:
 
   0. every call's constraints;
-  1. without the opponents' calls (the side we know least about: another system, or none);
-  2. without partner's calls either: the hard facts alone, which the real deal always meets.
+  1. every call's ranges (HCP, suit lengths) without its exact test: the exact tests are checked hand by hand, and
+     a rung may make only ``RUNG_CHECKS`` of them;
+  2. without the opponents' calls (the side we know least about: another system, or none);
+  3. without partner's calls either: the hard facts alone, which the real deal always meets.
 
 A rung that would drop nothing is skipped. Constraints on a hand the viewer sees (its own, dummy's once it is down)
 are left out from the start: they say nothing about a hidden card, and a misbid there would only make the sampler
@@ -18,17 +20,18 @@ refuse.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import structlog
 
 from ..cards import Seat
 from ..deadline import DeadlineReached, slice_of
-from ..sampling import UNCONSTRAINED, SamplingError, SamplingTimeout, SeatConstraints, WorldSampler, Worlds
+from ..sampling import (UNCONSTRAINED, SamplingError, SamplingTimeout, SeatConstraints, WorldSampler, Worlds,
+                        is_shape_predicate)
 from ..view import SeatView
 
-__all__ = ["Rung", "rungs", "RelaxingSampler", "ENOUGH_WORLDS", "RUNG_SHARE", "RUNG_CANDIDATES"]
+__all__ = ["Rung", "rungs", "RelaxingSampler", "ENOUGH_WORLDS", "RUNG_SHARE", "RUNG_CANDIDATES", "RUNG_CHECKS"]
 
 _log = structlog.get_logger(__name__)
 
@@ -44,6 +47,11 @@ RUNG_SHARE = 0.5
 #: as surely as one with: a self-play opening lead once spent 24 s dealing 20 worlds under the sampler's
 #: 2,000,000-candidate default. The last rung (the hard facts) keeps that default.
 RUNG_CANDIDATES = 200_000
+#: Calls of the exact call predicates a rung may make when a later rung could still be tried: spent, the rung ends
+#: as at its deadline (its worlds kept when they are ENOUGH_WORLDS of those asked for). The candidate cap alone let a
+#: rung make ~200,000 of them (~60 us each: a self-play opening lead spent 12 s there, and overran the 60 s hard
+#: limit on a starved machine); 50,000 is about three seconds of one core. A count, for the same reason as the cap.
+RUNG_CHECKS = 50_000
 
 
 @dataclass(frozen=True)
@@ -57,11 +65,22 @@ def rungs(view: SeatView, constraints: Mapping[Seat, SeatConstraints]) -> list[R
     soft = {s: c for s, c in constraints.items() if view.original_hand(s) is None and c != UNCONSTRAINED}
     opponents = {s for s in soft if not s.same_side(view.seat)}
     out = [Rung("", soft)]
+    # Next, every call's ranges (HCP and suit lengths, tested in bulk) without its exact test (evaluated hand by
+    # hand in Python, the costly part): an auction so unlikely that the exact tests run out of their budget still
+    # deals worlds with the strength and shape it showed (slam values opposite, a long suit), not worlds ignoring it.
+    hulls = {s: _ranges_only(c) for s, c in soft.items()}
+    if hulls != soft:
+        out.append(Rung("exact call tests", hulls))
     if opponents:
         out.append(Rung("opponents' bidding", {s: c for s, c in soft.items() if s not in opponents}))
     if len(soft) > len(opponents):  # partner's calls constrain a hidden hand too
         out.append(Rung("opponents' and partner's bidding" if opponents else "partner's bidding", {}))
     return out
+
+
+def _ranges_only(c: SeatConstraints) -> SeatConstraints:
+    """``c`` without the predicates that are tested hand by hand (those on the shape alone cost nothing: kept)."""
+    return replace(c, predicates=tuple(p for p in c.predicates if is_shape_predicate(p)))
 
 
 class RelaxingSampler:
@@ -96,14 +115,16 @@ class RelaxingSampler:
             cut = self.deadline if last else slice_of(self.deadline, RUNG_SHARE)
             try:
                 sampler = WorldSampler(known, view.constraints(self.ladder[i].base))
-                cap = {} if last else {"max_candidates": RUNG_CANDIDATES}  # past it: SamplingError, relax
+                cap = {} if last else {"max_candidates": RUNG_CANDIDATES, "max_checks": RUNG_CHECKS}  # past: relax
                 worlds = sampler.sample(n, rng, deadline=cut, **cap)
                 short = False
             except SamplingTimeout as exc:
-                worlds, short = exc.worlds, True
+                worlds, short = exc.worlds, not exc.budget_spent  # a spent count replays: not cut short
                 if len(worlds) < (1 if last else max(1, math.ceil(ENOUGH_WORLDS * n))):
                     if last:
                         raise DeadlineReached("no world could be dealt before the deadline") from None
+                    if exc.budget_spent:
+                        self.start = i + 1  # a count, not the clock: the next sample of the board would spend it too
                     self._relax(i, exc)
                     continue
             except SamplingError as exc:
