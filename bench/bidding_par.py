@@ -10,6 +10,8 @@ double-dummy tricks and compared with the deal's par (``engine.scoring.par``). P
   level or higher, and scored less than that game (slam) would have (a penalty worth more is not a miss);
   missed games are also counted among sides with 25+ HCP between them (``missed_games25``): most double-dummy
   games are 21-24 HCP games that sound bidding does not reach;
+* for scale, ``oracle_missed_games``: the missed-game share of an oracle that knows each side's combined HCP and fit
+  lengths and bids game at even odds (``oracle_missed_games``), the floor sound bidding works against;
 * failed games / slams: a game (slam) contract that goes down double dummy;
 * part-score accuracy: final part-score contracts that make; deals whose par is a part score and that end within
   one IMP of par;
@@ -215,6 +217,32 @@ def report(t: Tally) -> dict[str, float]:
     return m
 
 
+def oracle_missed_games(boards, tabs, odds: float = 0.5) -> tuple[float, float]:
+    """What "missed games among sides with a double-dummy game" can be for sound bidding: an oracle that knows each
+    side's combined HCP and fit lengths exactly (more than an auction can tell) and bids game whenever at least
+    ``odds`` of the sides alike (same HCP, longest fit, major fit) in these deals have a double-dummy game, with no
+    opponents in the way. Returns (its share of DD-game sides missed, its share of games bid that fail). The groups
+    are formed on the deals they judge, so the figure flatters the oracle."""
+    groups: dict[tuple, list[int]] = {}
+    sides = []
+    for (_board, d, _dealer, vul), t in zip(boards, tabs):
+        for side in (0, 1):
+            a, b = d[Seat(side)], d[Seat(side + 2)]
+            fits = [a.length(x) + b.length(x) for x in range(4)]
+            key = (a.hcp + b.hcp, min(max(fits), 10), min(max(fits[2:]), 10))
+            game = best_at(t, side, vul, 0) > 0
+            g = groups.setdefault(key, [0, 0])
+            g[0] += 1
+            g[1] += game
+            sides.append((key, game))
+    bids = {k for k, (n, g) in groups.items() if g >= odds * n}
+    games = sum(g for _k, g in sides)
+    missed = sum(1 for k, g in sides if g and k not in bids)
+    bid = sum(1 for k, _g in sides if k in bids)
+    failed = sum(1 for k, g in sides if k in bids and not g)
+    return missed / max(1, games), failed / max(1, bid)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=1000)
@@ -230,6 +258,9 @@ def main() -> None:
     tabs = tables([b[1] for b in boards], args.threads)
     main_t = bid_all(f"rules {args.rules}", args.rules, boards, tabs)
     m = report(main_t)
+    oracle_missed, oracle_failed = oracle_missed_games(boards, tabs)
+    print(f"  for scale: an oracle of each side's combined HCP and fits, bidding game at even odds, misses "
+          f"{oracle_missed:.1%} of the DD-game sides (and {oracle_failed:.1%} of its games fail)")
     base = None
     if args.baseline.lower() != "none":
         base_t = bid_all(f"baseline {Path(args.baseline).name}", args.baseline, boards, tabs)
@@ -251,7 +282,7 @@ def main() -> None:
             print(f"   {d.to_pbn()}")
             print(f"   {' '.join(str(x) for x in a.calls)}")
     out = (f"RESULT deals={n} seed={args.seed} imps_lost={m['imps_lost']:.3f} missed_games={m['missed_games']:.3f} "
-           f"missed_games25={m['missed_games25']:.3f} "
+           f"missed_games25={m['missed_games25']:.3f} oracle_missed_games={oracle_missed:.3f} "
            f"missed_slams={m['missed_slams']:.3f} failed_games={m['failed_games']:.3f} "
            f"failed_slams={m['failed_slams']:.3f} partscore_made={m['partscore_made']:.3f} "
            f"partscore_par={m['partscore_par']:.3f} passed_out={m['passed_out']} dbl_unshown={m['dbl_unshown']} "
