@@ -252,14 +252,15 @@ def main() -> None:
     ap.add_argument("--baseline", default=str(BASELINE), help="rule file bid on the same deals; 'none' to skip")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--worst", type=int, default=20)
+    ap.add_argument("--oracle-odds", type=float, default=0.5, help="the (HCP, fits) oracle bids game from these odds")
     args = ap.parse_args()
     n = 200 if args.quick else args.deals
     boards = deals(n, args.seed)
     tabs = tables([b[1] for b in boards], args.threads)
     main_t = bid_all(f"rules {args.rules}", args.rules, boards, tabs)
     m = report(main_t)
-    oracle_missed, oracle_failed = oracle_missed_games(boards, tabs)
-    print(f"  for scale: an oracle of each side's combined HCP and fits, bidding game at even odds, misses "
+    oracle_missed, oracle_failed = oracle_missed_games(boards, tabs, args.oracle_odds)
+    print(f"  for scale: an oracle of each side's combined HCP and fits, bidding game at {args.oracle_odds:.0%} odds, misses "
           f"{oracle_missed:.1%} of the DD-game sides (and {oracle_failed:.1%} of its games fail)")
     base = None
     if args.baseline.lower() != "none":
