@@ -106,6 +106,12 @@ def test_missing_system_file():
         ("9.QJ6.AJT753.AK4", "1C P 1D P 1S P", "2H"),      # fourth suit with a long suit and game values
         ("2.KJ986.KJ984.93", "1S 2S 3S 4C P", "4D"),       # Michaels: partner's clubs were pass-or-correct
         ("AKQ.AJ76432.AKQ.", "2C P 2N P 3H P 4H P", "5H"),  # void: five of the major asks for good trumps
+        # third session
+        ("AKJT9854.J.K.Q84", "1S P 3N P", "4S"),          # six+ of the major over a 3NT response: game there
+        ("AQ95.A7.AK864.Q3", "P 1D 2H 2S 4H", "X"),        # values double: our side holds the balance
+        ("Q94.K8.J73.A9543", "1D P 1N P 2C P", "3C"),      # 1NT responder raises opener's second suit: the
+        ("Q94.K873.73.A954", "1D P 1N P 2C P", "3C"),      # ... longer fit, 8-10
+        ("QJT4.KQJ63.QJ2.Q", "1H 2C P", "3N"),             # 13 HCP and a stopper over a two-level overcall
     ],
 )
 def test_standard_calls(bidder, hand, auction, expected):
