@@ -45,11 +45,10 @@ sys.path.insert(0, str(ROOT))
 from squeeze.engine.auction import Auction, Contract  # noqa: E402
 from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.cards import Deal, Seat, Strain, Vul, dealer_for_board, vul_for_board  # noqa: E402
-from squeeze.engine.scoring import imps, par, score  # noqa: E402
+from squeeze.engine.scoring import GAME_LEVEL, imps, par, score  # noqa: E402
 
 CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
 BASELINE = ROOT / "bench" / "baseline" / "sayc_wave1.toml"
-GAME_LEVEL = {Strain.NOTRUMP: 3, Strain.SPADES: 4, Strain.HEARTS: 4, Strain.DIAMONDS: 5, Strain.CLUBS: 5}
 
 
 def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:

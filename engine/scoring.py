@@ -14,8 +14,11 @@ from typing import Sequence
 from .auction import Contract
 from .cards import BridgeError, Seat, Strain, Vul
 
-__all__ = ["score", "imps", "IMP_BOUNDARIES", "matchpoints", "matchpoint_percentages", "butler_imps", "cross_imps",
-           "par"]
+__all__ = ["score", "imps", "IMP_BOUNDARIES", "GAME_LEVEL", "matchpoints", "matchpoint_percentages", "butler_imps",
+           "cross_imps", "par"]
+
+#: The lowest level of each strain whose undoubled contract scores game (100 trick points).
+GAME_LEVEL = {Strain.CLUBS: 5, Strain.DIAMONDS: 5, Strain.HEARTS: 4, Strain.SPADES: 4, Strain.NOTRUMP: 3}
 
 
 def _trick_value(strain: Strain, odd_tricks: int) -> int:

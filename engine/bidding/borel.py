@@ -57,15 +57,14 @@ from ..auction import PASS, Auction, Call, Contract
 from ..cards import BridgeError, Deal, Seat, Strain, Vul
 from ..deadline import DeadlineReached, earliest, expired, slice_of
 from ..play.relax import RelaxingSampler
-from ..scoring import IMP_BOUNDARIES, imps, par, score
+from ..scoring import GAME_LEVEL, IMP_BOUNDARIES, imps, par, score
 from ..view import SeatView
 from .interpreter import BidChoice, Bidder, get_bidder
 
-__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "GAME_LEVEL"]
+__all__ = ["BorelSettings", "BorelBidder", "BorelReport"]
 
 _log = structlog.get_logger(__name__)
 
-GAME_LEVEL = {Strain.CLUBS: 5, Strain.DIAMONDS: 5, Strain.HEARTS: 4, Strain.SPADES: 4, Strain.NOTRUMP: 3}
 _MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the same, against a looping system
 
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 from ..auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
 from ..cards import BridgeError, Hand, Seat, Vul
 from ..sampling import SeatConstraints
+from ..scoring import GAME_LEVEL
 
 from .features import features_of
 from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system,
@@ -330,8 +331,7 @@ class Bidder:
         # shows (a transfer), -1 for notrump and for artificial bids that show no suit (Stayman, a strong 2C)
         st["plast"] = part[-1].shown_suit if part and part[-1].call.is_bid else -1
         # below game: the last bid (whoever made it) is below 3NT / 4 of a major / 5 of a minor
-        st["below_game"] = last is None or last.index < Call.parse(
-            "3N" if last.strain == 4 else "4H" if last.strain >= 2 else "5C").index
+        st["below_game"] = last is None or last.level < GAME_LEVEL[last.strain]
         pforce = part[-1].force if part else "none"
         st["pforce"] = pforce
         # A natural new suit by a passed hand is not forcing (it cannot hold game values); artificial calls still are.
