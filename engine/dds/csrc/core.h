@@ -23,13 +23,13 @@ typedef struct {
     uint8_t lt;            /* leader | trump << 2 | 0x80 (slot used) */
 } Dist;
 
-/* Entries are stored column-wise so that a lookup streams through the patterns of a list.  A set is the owner
- * pattern of the fixed (non-x) cards of each suit: suits 0 and 1 in word 0, suits 2 and 3 in word 1, each suit's
- * 26 bits at offset 32 * (s & 1); the mask selects the fixed cards.  A position matches when
- * (its pattern & mask) == pat in both words. */
+/* Entries are stored column-wise so that a lookup compares several sets at once (four per AVX2 instruction in the
+ * x86-64-v3 build).  A set is the owner pattern of the fixed (non-x) cards of each suit: suits 0 and 1 in word 0,
+ * suits 2 and 3 in word 1, each suit's 26 bits at offset 32 * (s & 1); the mask selects the fixed cards.  A
+ * position matches when (its pattern & mask) == pat in both words. */
 typedef struct {
-    uint64_t pat[CHUNK][2];
-    uint64_t mask[CHUNK][2];
+    uint64_t pat0[CHUNK], pat1[CHUNK];
+    uint64_t mask0[CHUNK], mask1[CHUNK];
     uint8_t lo[CHUNK], hi[CHUNK];   /* bounds on the tricks of the leader's side from this position */
     uint8_t best[CHUNK];            /* lead that gave the last cut-off here: 0x80 | s << 4 | r, or 0 */
     uint8_t n;                      /* entries used */
@@ -80,6 +80,7 @@ struct DDSolver {
     size_t tt_bytes;
     uint8_t epoch;         /* bumped by every root call (diagnostic) */
     uint64_t node_limit;
+    uint64_t check_at;     /* the node count at which try_card next looks at the limits (arm_limits) */
     int has_deadline;      /* dd_set_time_limit: stop at `deadline` (CLOCK_MONOTONIC seconds) */
     double deadline;
     int aborted;           /* 0, or why the search stopped: 1 node limit, 2 time limit */

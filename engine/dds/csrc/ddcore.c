@@ -122,15 +122,26 @@ void dd_clear_time_limit(DDSolver *s) { s->has_deadline = 0; }
 static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t win[4]);
 static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]);
 
+/* The node count at which try_card next looks at the limits: one compare per node instead of two tests; the clock
+ * (some 20 ns a reading) is read every 1024 nodes only. */
+static inline void arm_limits(DDSolver *S) {
+    uint64_t c = UINT64_MAX;
+    if (S->has_deadline) c = (S->st.nodes | 1023u) + 1;
+    if (S->node_limit && S->node_limit + 1 < c) c = S->node_limit + 1;
+    S->check_at = c;
+}
+
+__attribute__((noinline, cold)) static int limits_reached(DDSolver *S) {
+    if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; return 1; }
+    if (S->has_deadline && !(S->st.nodes & 1023u) && monotonic_seconds() > S->deadline) { S->aborted = 2; return 1; }
+    arm_limits(S);
+    return 0;
+}
+
 /* One child of a card node: play card (s, r) of hand p at position pos and search on; cw gets the child's set. */
 static inline int try_card(DDSolver *S, Trick *T, int tleft, int p, int pos, int target, int s, int r,
                            uint16_t cw[4]) {
-    S->st.nodes++;
-    if (S->node_limit && S->st.nodes > S->node_limit) { S->aborted = 1; return 0; }
-    /* the clock costs some 20 ns: read it every 1024 nodes only */
-    if (S->has_deadline && !(S->st.nodes & 1023u) && monotonic_seconds() > S->deadline) {
-        S->aborted = 2; return 0;
-    }
+    if (++S->st.nodes >= S->check_at && limits_reached(S)) return 0;
     const Winner saved = put_card(S, T, p, pos, s, r);
     int res;
     if (pos == 3) {
@@ -525,6 +536,7 @@ int DD_ENTRY(dd_solve_leader)(DDSolver *S, const uint16_t hands[4][4], int trump
     sync_lenkey(S);
     S->trump = trump;
     S->aborted = 0;
+    arm_limits(S);
     S->epoch++;
     if (n == 0) return 0;
     return solve_leader_guess(S, leader, estimate(S, leader & 1, n));
@@ -536,16 +548,28 @@ void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5
     memcpy(S->h, hands, sizeof(S->h));
     sync_lenkey(S);
     S->aborted = 0;
+    arm_limits(S);
     S->epoch++;
     static const int order[5] = {4, 3, 2, 1, 0};
     for (int i = 0; i < 5; i++) {
         int st = order[i];
         S->trump = st;
-        int prev = -1;
+        int v_of[4] = {-1, -1, -1, -1};   /* tricks of each leader's side */
         for (int leader = 0; leader < 4; leader++) {
-            int guess = prev < 0 ? estimate(S, leader & 1, n) : n - prev;
+            /* First guesses (each step of MTD away from the truth costs a probe), measured on the 109,500 later leaders
+             * of the tables in bench/out/dd_tables.jsonl: the side on lead takes at least what it took when the opponents led (one
+             * more in a third of the leaders, fewer in 0.05 %), and the same side takes the same from either hand
+             * in 93 %.  Probing the larger of those first: 2.03 probes a leader, against 2.50 for "what it took when
+             * the opponents led". */
+            int guess;
+            if (leader == 0) guess = estimate(S, 0, n);
+            else {
+                guess = n - v_of[leader - 1] + 1;
+                if (leader >= 2 && v_of[leader - 2] > guess) guess = v_of[leader - 2];
+                if (guess > n) guess = n;
+            }
             int v = solve_leader_guess(S, leader, guess);
-            prev = v;
+            v_of[leader] = v < 0 ? 0 : v;
             int decl = (leader + 3) & 3;
             out[st][decl] = v < 0 ? -1 : n - v;
         }
@@ -599,6 +623,7 @@ static int root_setup(DDSolver *S, const uint16_t hands[4][4], int trump, int fi
     memcpy(S->h, full, sizeof(S->h));
     S->trump = trump;
     S->aborted = 0;
+    arm_limits(S);
     S->epoch++;
     Trick *T = &S->tr[tleft];
     T->leader = first;

@@ -4,9 +4,9 @@
 
 #include "core.h"
 
-static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv) {
+static inline __attribute__((always_inline)) int gen_moves_in(DDSolver *S, Trick *T, int p, const int pos, int tleft,
+                                                             Move *mv, const int trump) {
     int n = 0;
-    const int trump = S->trump;
     const int ls = pos ? T->lead_suit : -1;
     const int follow = pos && S->h[p][ls];
     const int equiv = S->opts & DD_OPT_EQUIV;
@@ -156,6 +156,17 @@ static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv)
         }
     }
     return n;
+}
+
+/* gen_moves_in compiled for leads and follows, notrump and a trump suit: with those known, most of its tests fold
+ * away. */
+static int gen_moves(DDSolver *S, Trick *T, int p, int pos, int tleft, Move *mv) {
+    if (S->trump == DD_NT) {
+        if (pos == 0) return gen_moves_in(S, T, p, 0, tleft, mv, DD_NT);
+        return gen_moves_in(S, T, p, pos, tleft, mv, DD_NT);
+    }
+    if (pos == 0) return gen_moves_in(S, T, p, 0, tleft, mv, S->trump & 3);
+    return gen_moves_in(S, T, p, pos, tleft, mv, S->trump & 3);
 }
 
 #endif

@@ -26,10 +26,10 @@ static inline void discard_one(uint16_t hh[4][4], int h, int trump) {
  * and where the side's card beats every card an opponent may still hold (an opponent keeps his highest card for as
  * long as he has cards in the suit; void opponents are assumed to throw nothing); the lead passes to partner when
  * he wins.  The side's own plays and discards are tracked exactly.  The ranks each round relied on go to win[]. */
-static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], int transfers) {
+static inline __attribute__((always_inline)) int cash_out_in(const DDSolver *S, int leader, int need, uint16_t win[4],
+                                                            int transfers, const int trump) {
     uint16_t hh[4][4];
     memcpy(hh, S->h, sizeof(hh));
-    const int trump = S->trump;
     const int l = (leader + 1) & 3, r = (leader + 3) & 3;
     int c = leader, tricks = 0;
     win[0] = win[1] = win[2] = win[3] = 0;
@@ -129,6 +129,13 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
         if (qc > cc) c = q;
     }
     return tricks;
+}
+
+/* cash_out_in compiled once for notrump and once for a trump suit: with the strain known, the trump tests of its
+ * inner loops fold away. */
+static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], int transfers) {
+    if (S->trump == DD_NT) return cash_out_in(S, leader, need, win, transfers, DD_NT);
+    return cash_out_in(S, leader, need, win, transfers, S->trump & 3);
 }
 
 /* Tricks the side not on lead (D) surely takes later, and sure trump tricks of the leader's side (L): raises

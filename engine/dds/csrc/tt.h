@@ -19,10 +19,12 @@ static void tt_clear(DDSolver *s) {
 
 static inline void sync_lenkey(DDSolver *S) { S->lenkey = lengths_key(S); }
 
+#if defined(__BMI2__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #ifdef __BMI2__
 /* x86-64-v3 build: PEXT gathers the bits of x selected by m, PDEP spreads bit j to bit 2j (no tables, and no
  * constructor: this translation unit's code must not run before the dispatcher checked the CPU). */
-#include <immintrin.h>
 static inline unsigned pext13(unsigned x, unsigned m) { return _pext_u32(x, m); }
 static inline uint32_t spread13(unsigned x) { return _pdep_u32(x, 0x55555555u); }
 #else
@@ -89,7 +91,13 @@ static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
     return NULL;
 }
 
+/* The k highest cards of a suit's holding a. */
 static inline uint16_t top_k_bits(unsigned a, int k) {
+#ifdef __BMI2__
+    const int n = pc(a);
+    if (k >= n) return (uint16_t)a;
+    return (uint16_t)_pdep_u32(((1u << k) - 1u) << (n - k), a);   /* the top k of a's n bits, put back in place */
+#else
     unsigned out = 0;
     while (k-- > 0 && a) {
         int r = hb(a);
@@ -97,12 +105,58 @@ static inline uint16_t top_k_bits(unsigned a, int k) {
         out |= 1u << r;
     }
     return (uint16_t)out;
+#endif
 }
 
 /* Number of fixed cards of suit s in a mask. */
 static inline int mask_k(const uint64_t m[2], int s) {
     return __builtin_popcountll((m[s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFFull) >> 1;
 }
+
+/* Bit i set for each of the chunk's first n entries whose set holds the position with owner patterns p0, p1. */
+#ifdef __AVX2__
+static inline unsigned chunk_matches(const Chunk *ch, uint64_t p0, uint64_t p1) {
+    const __m256i P0 = _mm256_set1_epi64x((long long)p0), P1 = _mm256_set1_epi64x((long long)p1);
+    unsigned bits = 0;
+    for (int h = 0; h < CHUNK; h += 4) {
+        __m256i x0 = _mm256_xor_si256(_mm256_and_si256(P0, _mm256_loadu_si256((const __m256i *)&ch->mask0[h])),
+                                      _mm256_loadu_si256((const __m256i *)&ch->pat0[h]));
+        __m256i x1 = _mm256_xor_si256(_mm256_and_si256(P1, _mm256_loadu_si256((const __m256i *)&ch->mask1[h])),
+                                      _mm256_loadu_si256((const __m256i *)&ch->pat1[h]));
+        __m256i eq = _mm256_cmpeq_epi64(_mm256_or_si256(x0, x1), _mm256_setzero_si256());
+        bits |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(eq)) << h;
+    }
+    return bits & ((1u << ch->n) - 1u);
+}
+
+/* Bit i set for each entry storing exactly this set (pattern and mask). */
+static inline unsigned chunk_equal(const Chunk *ch, uint64_t mp0, uint64_t mp1, uint64_t m0, uint64_t m1) {
+    unsigned bits = 0;
+    for (int h = 0; h < CHUNK; h += 4) {
+        __m256i e = _mm256_and_si256(
+            _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat0[h]), _mm256_set1_epi64x((long long)mp0)),
+                             _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat1[h]), _mm256_set1_epi64x((long long)mp1))),
+            _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask0[h]), _mm256_set1_epi64x((long long)m0)),
+                             _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask1[h]), _mm256_set1_epi64x((long long)m1))));
+        bits |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(e)) << h;
+    }
+    return bits & ((1u << ch->n) - 1u);
+}
+#else
+static inline unsigned chunk_matches(const Chunk *ch, uint64_t p0, uint64_t p1) {
+    unsigned bits = 0;
+    for (int i = 0; i < ch->n; i++)
+        bits |= (unsigned)!(((p0 & ch->mask0[i]) ^ ch->pat0[i]) | ((p1 & ch->mask1[i]) ^ ch->pat1[i])) << i;
+    return bits;
+}
+
+static inline unsigned chunk_equal(const Chunk *ch, uint64_t mp0, uint64_t mp1, uint64_t m0, uint64_t m1) {
+    unsigned bits = 0;
+    for (int i = 0; i < ch->n; i++)
+        bits |= (unsigned)(ch->pat0[i] == mp0 && ch->pat1[i] == mp1 && ch->mask0[i] == m0 && ch->mask1[i] == m1) << i;
+    return bits;
+}
+#endif
 
 /* Returns 1/0 on a cut-off (win filled), -1 otherwise. */
 static int tt_lookup(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], const uint16_t agg[4],
@@ -116,13 +170,14 @@ static int tt_lookup(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
     else { lo_need = tleft - target + 1; hi_need = tleft - target + 1; }
     for (uint32_t c = d->head; c; ) {
         const Chunk *ch = &S->chunks[c - 1];
-        for (int i = 0; i < ch->n; i++) {
-            if (((p0 & ch->mask[i][0]) ^ ch->pat[i][0]) | ((p1 & ch->mask[i][1]) ^ ch->pat[i][1])) continue;
+        for (unsigned mt = chunk_matches(ch, p0, p1); mt; mt &= mt - 1) {
+            const int i = lb(mt);
             int res = -1;
             if (ch->lo[i] >= lo_need) res = leader_max ? 1 : 0;
             else if (ch->hi[i] < hi_need) res = leader_max ? 0 : 1;
             if (res >= 0) {
-                for (int s = 0; s < 4; s++) win[s] = top_k_bits(agg[s], mask_k(ch->mask[i], s));
+                const uint64_t mk[2] = {ch->mask0[i], ch->mask1[i]};
+                for (int s = 0; s < 4; s++) win[s] = top_k_bits(agg[s], mask_k(mk, s));
                 return res;
             }
             if (ch->best[i] && !*hint) *hint = 0x100 | (ch->best[i] & 0x7f);
@@ -156,13 +211,13 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
     /* the same set already stored: tighten its bounds */
     for (uint32_t c = d->head; c; ) {
         Chunk *ch = &S->chunks[c - 1];
-        for (int i = 0; i < ch->n; i++) {
-            if (ch->pat[i][0] == mp0 && ch->pat[i][1] == mp1 && ch->mask[i][0] == m[0] && ch->mask[i][1] == m[1]) {
-                if (lo > ch->lo[i]) ch->lo[i] = (uint8_t)lo;
-                if (hi < ch->hi[i]) ch->hi[i] = (uint8_t)hi;
-                if (bst) ch->best[i] = bst;
-                return;
-            }
+        const unsigned eq = chunk_equal(ch, mp0, mp1, m[0], m[1]);
+        if (eq) {
+            const int i = lb(eq);
+            if (lo > ch->lo[i]) ch->lo[i] = (uint8_t)lo;
+            if (hi < ch->hi[i]) ch->hi[i] = (uint8_t)hi;
+            if (bst) ch->best[i] = bst;
+            return;
         }
         c = ch->next;
     }
@@ -197,8 +252,8 @@ static void tt_store(DDSolver *S, uint64_t key, int lt, const uint64_t P[2], con
     }
     int i = ch->n++;
     d->count++;
-    ch->pat[i][0] = mp0; ch->pat[i][1] = mp1;
-    ch->mask[i][0] = m[0]; ch->mask[i][1] = m[1];
+    ch->pat0[i] = mp0; ch->pat1[i] = mp1;
+    ch->mask0[i] = m[0]; ch->mask1[i] = m[1];
     ch->lo[i] = (uint8_t)lo;
     ch->hi[i] = (uint8_t)hi;
     ch->best[i] = bst;
