@@ -140,11 +140,12 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
 
 /* Tricks the side not on lead (D) surely takes later, and sure trump tricks of the leader's side (L): raises
  * *sure_o / *sure_l (with the ranks each rule relies on in ow / lw) when a rule proves more. */
-static inline void later_tricks(const DDSolver *S, int leader, int tleft, int *sure_l_, uint16_t lw[4],
-                                int *sure_o_, uint16_t ow[4]) {
+static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver *S, int leader, int tleft, int *sure_l_,
+                                                                  uint16_t lw[4], int *sure_o_, uint16_t ow[4],
+                                                                  const int t) {
     int sure_l = *sure_l_, sure_o = *sure_o_;
     /* Each rule keeps the ranks it relies on in the win set; the rest hold for any cards of the same lengths. */
-    int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3, t = S->trump;
+    int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3;
     unsigned aggt = t != DD_NT ? (S->h[0][t] | S->h[1][t] | S->h[2][t] | S->h[3][t]) : 0;
 #define SET_O(n, s_, bits_) do { if ((n) > sure_o) { sure_o = (n); ow[0] = ow[1] = ow[2] = ow[3] = 0; \
                            ow[(s_) & 3] = (uint16_t)(bits_); } } while (0)
@@ -209,6 +210,13 @@ static inline void later_tricks(const DDSolver *S, int leader, int tleft, int *s
 #undef SET_O
     *sure_l_ = sure_l;
     *sure_o_ = sure_o;
+}
+
+/* later_tricks_in compiled for notrump and for a trump suit. */
+static inline void later_tricks(const DDSolver *S, int leader, int tleft, int *sure_l, uint16_t lw[4], int *sure_o,
+                                uint16_t ow[4]) {
+    if (S->trump == DD_NT) later_tricks_in(S, leader, tleft, sure_l, lw, sure_o, ow, DD_NT);
+    else later_tricks_in(S, leader, tleft, sure_l, lw, sure_o, ow, S->trump & 3);
 }
 
 #endif
