@@ -405,11 +405,9 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     /* Far from the end the table is consulted first (its hits are common there and the sure-trick counts cost
      * more); near the end the cheap counts go first, as in DDS. */
     const int tt_first = use_tt && tleft >= TT_FIRST;
-    if (use_tt) {
+    if (tt_first) {
         key = S->lenkey;
         owner_patterns(S, T->agg, pat);
-    }
-    if (tt_first) {
         int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
         if (r >= 0) { S->st.tt_hits++; return r; }
     }
@@ -437,6 +435,8 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     }
 
     if (use_tt && !tt_first) {
+        key = S->lenkey;   /* the hands have not changed since the trick started */
+        owner_patterns(S, T->agg, pat);
         int r = tt_lookup(S, key, lt, pat, T->agg, tleft, target, leader_max, win, &hint);
         if (r >= 0) { S->st.tt_hits++; return r; }
     }

@@ -43,8 +43,8 @@ static inline __attribute__((always_inline)) int gen_moves_in(DDSolver *S, Trick
         partner_wins_last = pos == 1 && S->h[q][ls] && hb(S->h[q][ls]) > T->win_r &&
                             hb(S->h[q][ls]) > later_max && !later_ruff;
     }
-    for (int s = 0; s < 4; s++) {
-        if (follow && s != ls) continue;
+    const int s_from = follow ? ls : 0, s_to = follow ? ls + 1 : 4;
+    for (int s = s_from; s < s_to; s++) {
         const unsigned hs = S->h[p][s];
         if (!hs) continue;
         const unsigned others = T->agg[s] & ~hs;
