@@ -27,7 +27,9 @@ def _extensions() -> list:
             ".".join(("squeeze",) + p.relative_to(ROOT).with_suffix("").parts),
             [str(p.relative_to(ROOT))],
             include_dirs=[numpy.get_include(), str(p.parent)],
-            extra_compile_args=["-O3", *ARCH_FLAGS, "-fno-strict-aliasing"],
+            # -fno-wrapv undoes the -fwrapv of Python's own CFLAGS: no code here relies on signed overflow wrapping,
+            # and the double-dummy search runs 1 % fewer instructions without it.
+            extra_compile_args=["-O3", *ARCH_FLAGS, "-fno-strict-aliasing", "-fno-wrapv"],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         )
         for p in sources
