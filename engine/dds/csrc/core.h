@@ -21,6 +21,7 @@ typedef struct {
     uint32_t head, tail;   /* chunk index + 1 (0 = none) */
     uint16_t count;        /* entries in the list */
     uint8_t lt;            /* leader | trump << 2 | 0x80 (slot used) */
+    uint8_t gen;           /* the table's generation when the slot was filled: older slots count as empty */
 } Dist;
 
 /* Entries are stored column-wise so that a lookup compares several sets at once (four per AVX2 instruction in the
@@ -77,6 +78,7 @@ struct DDSolver {
     Dist *dists;           /* open addressing, power-of-two size */
     Chunk *chunks;         /* pool, handed out in order; when it or the distribution table is full, all is cleared */
     size_t ndists, nchunks, used_chunks;
+    uint8_t gen;           /* bumped by tt_clear: clearing costs nothing but every 255th time */
     size_t tt_bytes;
     uint8_t epoch;         /* bumped by every root call (diagnostic) */
     uint64_t node_limit;

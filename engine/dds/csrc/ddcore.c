@@ -568,6 +568,10 @@ void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5
     for (int i = 0; i < 5; i++) {
         int st = order[i];
         S->trump = st;
+        /* A new strain: the table's sets of the other strains never match here (the strain is in their key), and
+         * dropping them keeps the lists short and the pool from filling mid-search (1.7 % fewer card nodes on 100
+         * random tables; bridge-solver also starts each strain afresh). */
+        tt_clear(S);
         int v_of[4] = {-1, -1, -1, -1};   /* tricks of each leader's side */
         for (int leader = 0; leader < 4; leader++) {
             /* First guesses (each step of MTD away from the truth costs a probe), measured on the 109,500 later leaders

@@ -12,8 +12,13 @@ static inline uint64_t lengths_key(const DDSolver *S) {
     return k;
 }
 
+/* Forget every stored set.  Slots of an older generation count as empty, so a clear only bumps the generation (the
+ * distribution table, a sixth of the memory, is wiped when the 8-bit generation wraps). */
 static void tt_clear(DDSolver *s) {
-    memset(s->dists, 0, s->ndists * sizeof(Dist));
+    if (++s->gen == 0) {
+        memset(s->dists, 0, s->ndists * sizeof(Dist));
+        s->gen = 1;
+    }
     s->used_chunks = 0;
 }
 
@@ -81,9 +86,9 @@ static inline Dist *dist_find(DDSolver *S, uint64_t key, int lt, int insert) {
     uint8_t ltv = (uint8_t)(lt | 0x80);
     for (int k = 0; k < PROBE; k++, i = (i + 1) & mask) {
         Dist *d = &S->dists[i];
-        if (!d->lt) {
+        if (!d->lt || d->gen != S->gen) {
             if (!insert) return NULL;
-            d->key = key; d->lt = ltv; d->head = d->tail = 0; d->count = 0;
+            d->key = key; d->lt = ltv; d->gen = S->gen; d->head = d->tail = 0; d->count = 0;
             return d;
         }
         if (d->key == key && d->lt == ltv) return d;
