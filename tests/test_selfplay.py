@@ -204,6 +204,25 @@ def test_a_resume_with_another_configuration_is_refused(two_workers, team_files)
         prepare_run(s.model_copy(update={"seed": 2}), teams(team_files, seed=2))
 
 
+def test_a_resume_after_the_rule_file_changed_is_refused(tmp_path):
+    # the plan records the rule files' contents: resuming with a changed system would mix two rule sets in one result
+    from squeeze.engine.bidding.rules import system_file
+
+    rules = tmp_path / "mysystem.toml"
+    rules.write_bytes(system_file("sayc").read_bytes())
+    files = []
+    for name in ("a", "b"):
+        team = tmp_path / f"{name}.toml"
+        team.write_text(f'[engine]\nsystem = "{rules}"\nworlds = 2\ninference = false\n')
+        files.append(str(team))
+    s = settings(tmp_path / "run", files, boards=2, workers=1)
+    prepare_run(s, teams(files)).store.close()
+    prepare_run(s, teams(files)).store.close()   # the same files: the same run
+    rules.write_bytes(rules.read_bytes() + b"\n# one more line\n")
+    with pytest.raises(SelfPlayError, match=r"another configuration.*teams\.a\.rules\."):
+        prepare_run(s, teams(files))
+
+
 def test_a_team_is_a_preset_or_a_file():
     assert load_team("fast", seed=3).params.play.worlds == 8 and load_team("fast", seed=3).params.seed == 3
     with pytest.raises(SelfPlayError, match="neither a preset"):

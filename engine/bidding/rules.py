@@ -37,6 +37,7 @@ shows; ``simulate`` marks calls a simulation bidder may weigh against the other 
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -628,14 +629,25 @@ def system_file(name: str) -> Traversable:
     return resources.files("squeeze.config").joinpath("systems", f"{name}.toml")
 
 
-def load_system(name_or_path: str | Path) -> CompiledSystem:
-    """Load and validate the packaged system ``name`` (see ``system_file``) or a ``.toml`` path. Raises
-    ``BiddingSystemError`` naming the problem."""
+def _system_source(name_or_path: str | Path) -> Path | Traversable:
     p: Path | Traversable = Path(name_or_path)
     if p.suffix != ".toml":
         p = system_file(str(name_or_path))
     if not p.is_file():
         raise BiddingSystemError(f"no bidding system file {p}")
+    return p
+
+
+def system_digest(name_or_path: str | Path) -> str:
+    """SHA-256 of a system file's bytes (the first 16 hex digits): what a stored run records of the rules it bid
+    with, so that a resume after the file changed is refused. Raises ``BiddingSystemError`` for a missing file."""
+    return hashlib.sha256(_system_source(name_or_path).read_bytes()).hexdigest()[:16]
+
+
+def load_system(name_or_path: str | Path) -> CompiledSystem:
+    """Load and validate the packaged system ``name`` (see ``system_file``) or a ``.toml`` path. Raises
+    ``BiddingSystemError`` naming the problem."""
+    p = _system_source(name_or_path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:

@@ -3,8 +3,9 @@ chunks on an executor, every finished board committed as it comes, the SPRT, the
 
 The run is one match, ``selfplay``, of the table manager's results store (``robot.tm.store``) in ``OUT/
 results.sqlite``, rooms ``Open`` and ``Closed``. Its plan holds the deals' checksum and the full configuration (each
-team's engine parameters, the seed, the hard limit per decision): the same command in the same folder resumes the
-run and plays only the boards not yet in the store; a command with anything else is refused, naming what differs.
+team's engine parameters and a digest of its bidding system files, the seed, the hard limit per decision): the same
+command in the same folder resumes the run and plays only the boards not yet in the store; a command with anything
+else is refused, naming what differs.
 Both rooms of a board (and its double-dummy table) go into the store in one transaction, and a robot error voids the
 board in both rooms, also for good; so a run killed at any instant and started again plays every board exactly once.
 
@@ -120,6 +121,7 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
     Raises ``SelfPlayError``: a folder that cannot be made, a store holding another run (what differs is named), a
     bidding system or solver that cannot be loaded (checked here, not once per board in every worker)."""
     from squeeze.engine.bidding import BiddingSystemError, get_bidder
+    from squeeze.engine.bidding.rules import system_digest
     from squeeze.engine.play.oracle import SolverUnavailable, default_oracle
 
     for team in teams:
@@ -139,7 +141,10 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
     plan = json.loads(json.dumps({
         "kind": "selfplay", "rooms": 2, "boards": settings.boards, "digest": digest, "seed": settings.seed,
         "decision_seconds": settings.decision_seconds,
-        "teams": {label: {"name": t.name, "engine": dataclasses.asdict(t.params)}
+        # the rule files' contents, not only their names: a resume after a rule changed is another run
+        "teams": {label: {"name": t.name, "engine": dataclasses.asdict(t.params),
+                          "rules": {name: system_digest(name)
+                                    for name in {t.params.system, t.params.opponents_system or t.params.system}}}
                   for label, t in zip(("a", "b"), teams)},
     }, sort_keys=True))
     folder = Path(settings.out)
