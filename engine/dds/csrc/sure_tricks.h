@@ -140,9 +140,9 @@ static int cash_out(const DDSolver *S, int leader, int need, uint16_t win[4], in
 
 /* Tricks the side not on lead (D) surely takes later, and sure trump tricks of the leader's side (L): raises
  * *sure_o / *sure_l (with the ranks each rule relies on in ow / lw) when a rule proves more. */
-static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver *S, int leader, int tleft, int *sure_l_,
-                                                                  uint16_t lw[4], int *sure_o_, uint16_t ow[4],
-                                                                  const int t) {
+static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver *S, int leader, int tleft,
+                                                                  int *sure_l_, uint16_t lw[4], int *sure_o_,
+                                                                  uint16_t ow[4], const int t) {
     int sure_l = *sure_l_, sure_o = *sure_o_;
     /* Each rule keeps the ranks it relies on in the win set; the rest hold for any cards of the same lengths. */
     int l1 = (leader + 1) & 3, l3 = (leader + 3) & 3;

@@ -136,14 +136,15 @@ static inline unsigned chunk_matches(const Chunk *ch, uint64_t p0, uint64_t p1) 
 
 /* Bit i set for each entry storing exactly this set (pattern and mask). */
 static inline unsigned chunk_equal(const Chunk *ch, uint64_t mp0, uint64_t mp1, uint64_t m0, uint64_t m1) {
+    const __m256i P0 = _mm256_set1_epi64x((long long)mp0), P1 = _mm256_set1_epi64x((long long)mp1);
+    const __m256i M0 = _mm256_set1_epi64x((long long)m0), M1 = _mm256_set1_epi64x((long long)m1);
     unsigned bits = 0;
     for (int h = 0; h < CHUNK; h += 4) {
-        __m256i e = _mm256_and_si256(
-            _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat0[h]), _mm256_set1_epi64x((long long)mp0)),
-                             _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat1[h]), _mm256_set1_epi64x((long long)mp1))),
-            _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask0[h]), _mm256_set1_epi64x((long long)m0)),
-                             _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask1[h]), _mm256_set1_epi64x((long long)m1))));
-        bits |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(e)) << h;
+        __m256i p = _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat0[h]), P0),
+                                     _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->pat1[h]), P1));
+        __m256i m = _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask0[h]), M0),
+                                     _mm256_cmpeq_epi64(_mm256_loadu_si256((const __m256i *)&ch->mask1[h]), M1));
+        bits |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(p, m))) << h;
     }
     return bits & ((1u << ch->n) - 1u);
 }
