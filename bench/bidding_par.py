@@ -11,7 +11,7 @@ double-dummy tricks and compared with the deal's par (``engine.scoring.par``). P
   missed games are also counted among sides with 25+ HCP between them (``missed_games25``): most double-dummy
   games are 21-24 HCP games that sound bidding does not reach;
 * for scale, ``oracle_missed_games``: the missed-game share of an oracle that knows each side's combined HCP and fit
-  lengths and bids game at even odds (``oracle_missed_games``), the floor sound bidding works against;
+  lengths and bids game at even odds (``--oracle-odds``), the floor sound bidding works against;
 * failed games / slams: a game (slam) contract that goes down double dummy;
 * part-score accuracy: final part-score contracts that make; deals whose par is a part score and that end within
   one IMP of par;
