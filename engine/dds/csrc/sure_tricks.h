@@ -169,10 +169,13 @@ static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver
         if (((o1 ^ leader) & 1) == 0) {
             if (run > sure_l) { sure_l = run; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)bits; }
             /* L holds the top trump; D's second-best trump sitting over it, with a small one beside it,
-             * or D's second and third best (the second guarded) make a trump trick for D */
+             * or D's second and third best (the second guarded) make a trump trick for D; so does D's third
+             * best with two small ones, sitting over the hand that holds the top two */
             if (o2 >= 0 && ((o2 ^ leader) & 1) && pc(S->h[o2][t]) >= 2) {
                 if (o1 == ((o2 + 3) & 3)) SET_O(1, t, 1u << r2);
                 else if (o3 >= 0 && ((o3 ^ leader) & 1)) SET_O(1, t, 1u << r3);
+            } else if (o2 == o1 && o3 >= 0 && o1 == ((o3 + 3) & 3) && pc(S->h[o3][t]) >= 3) {
+                SET_O(1, t, 1u << r3);
             }
         } else {
             SET_O(run, t, bits);
@@ -191,19 +194,32 @@ static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver
     } else {
         /* No trumps left: in every trick L wins, the suit led is one where L holds the top card, and a
          * suit gives L at most as many tricks as its longer hand holds; if those lengths cannot cover all
-         * the tricks left, D takes at least one. */
-        int sum = 0;
-        uint16_t bits[4] = {0, 0, 0, 0};
+         * the tricks left, D takes at least one.  And when the leader holds no suit whose top card is his
+         * side's, D wins the first trick; if one defender holds the tops of all the leader's suits, he then
+         * cashes the rest of them too (the idea of bridge-solver's slow notrump tricks). */
+        int sum = 0, k = 0, lead_top = 0;
+        unsigned who = 0;
+        uint16_t bits[4] = {0, 0, 0, 0}, tops[4] = {0, 0, 0, 0};
         for (int s = 0; s < 4; s++) {
             unsigned ag = S->h[0][s] | S->h[1][s] | S->h[2][s] | S->h[3][s];
             if (!ag) continue;
             int tr = hb(ag);
             if (((S->h[l1][s] | S->h[l3][s]) >> tr) & 1u) {
                 if (ag & ~(1u << tr)) bits[s] = (uint16_t)(1u << tr);
+                if (S->h[leader][s]) {
+                    k++;
+                    tops[s] = (uint16_t)(1u << tr);
+                    who |= ((S->h[l1][s] >> tr) & 1u) ? 1u : 2u;
+                }
             } else {
                 int x = pc(S->h[leader][s]), y = pc(S->h[leader ^ 2][s]);
                 sum += x > y ? x : y;
+                lead_top |= S->h[leader][s] != 0;
             }
+        }
+        if (!lead_top && k) {
+            int n = who == 3u ? 1 : k;
+            if (n > sure_o) { sure_o = n; memcpy(ow, tops, sizeof(tops)); }
         }
         if (sum < tleft && 1 > sure_o) { sure_o = 1; memcpy(ow, bits, sizeof(bits)); }
     }
