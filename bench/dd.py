@@ -102,6 +102,22 @@ def load_bs(bs_dir: str, binary: str):
     return mod, ""
 
 
+def load_other_build(path: str):
+    """Another build of engine.dds's extension (a .so file), loaded beside ours under its own module name so that
+    the two do not share state: the previous version as a contestant, timed in the same run."""
+    import importlib.machinery
+    import importlib.util
+
+    if not Path(path).is_file():
+        raise SystemExit(f"--versus so:{path}: no such file")
+    name = "_squeeze_other_build._solver"   # the init function is found by the last component
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
 def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm, alt=None):
     """Interleaved DDS / ours / bridge-solver (when bs_mod) over hands_list; wl 'table' or 'leads' (deal i: strain
     i % 5 in DDS order, leader i % 4).  alt: (Candidate, core build name) of a fourth contestant, "ours" with a
@@ -197,7 +213,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bs-dir", default=DEFAULT_BS_DIR, help="the shared bridge-solver folder (its compare.py)")
     ap.add_argument("--versus", default="", help="(f), (g): a fourth contestant, ours with one step taken back, "
                     "interleaved with the others: 'opts:MASK' (search features switched off, e.g. opts:0x100 = no "
-                    "cut-off card cache) or 'core:portable' (the portable build of the search)")
+                    "cut-off card cache), 'core:portable' (the portable build of the search) or 'so:PATH' (another "
+                    "build of the extension, e.g. the previous commit's engine/dds/_solver*.so copied aside)")
     ap.add_argument("--core", choices=("auto", "portable", "fast"), default="auto",
                     help="which build of the search runs (engine.dds._solver.set_core_variant)")
     ap.add_argument("--only", default="", help="comma-separated sections to run (a,b,c,d,e,f,g; default all)")
@@ -372,8 +389,14 @@ def main(argv=None) -> int:
             alt = (Candidate(tt_mib=args.tt_mib, options=_solver.OPT_DEFAULT & ~int(val, 0)), core)
         elif kind == "core":
             alt = (Candidate(tt_mib=args.tt_mib, options=args.options), val)
+        elif kind == "so":
+            other = Candidate(tt_mib=args.tt_mib)
+            other.solver._core = load_other_build(val).CoreSolver(args.tt_mib << 20)
+            if args.options is not None:
+                other.solver._core.set_options(args.options)
+            alt = (other, core)
         else:
-            raise SystemExit(f"--versus: opts:MASK or core:portable, not {args.versus!r}")
+            raise SystemExit(f"--versus: opts:MASK, core:portable or so:PATH, not {args.versus!r}")
     for sec, tag, wl, hl in sections:
         t, bad = three_way(H, dds, cand, bs_mod, args.bs, hl, wl, warm, alt)
         wrong += bad["ours"]

@@ -251,6 +251,47 @@ static inline int second_hand_sure(const DDSolver *S, const Trick *T, int p, int
     return second_hand_sure_in(S, T, p, need, w, S->trump & 3);
 }
 
+/* Third hand (p, at pos 2) who needs one trick only: does p's side surely win this one?  Either partner's lead
+ * wins it and fourth hand can neither beat it nor ruff, or p beats the card winning it (from the top of the suit
+ * led, or with a ruff) and fourth hand cannot beat that.  The ranks relied on go to w.  Compiled per strain. */
+static inline __attribute__((always_inline)) int third_hand_wins_in(const DDSolver *S, const Trick *T, int p,
+                                                                   uint16_t w[4], const int trump) {
+    const int ls = T->lead_suit, l = (p + 1) & 3;
+    const unsigned fourth = S->h[l][ls];
+    const int fourth_ruffs = trump != DD_NT && ls != trump && !fourth && S->h[l][trump];
+    if (T->win_pos == 0) {   /* partner's lead wins so far (it is of the suit led) */
+        if (fourth_ruffs || (fourth && hb(fourth) > T->win_r)) return 0;
+        /* its rank matters when it beat second hand's card of the suit or must beat fourth hand's */
+        if (fourth || T->cs[1] == ls) w[ls] = (uint16_t)(1u << T->win_r);
+        return 1;
+    }
+    const unsigned mine = S->h[p][ls];
+    if (mine) {
+        const int top = hb(mine);
+        if (T->win_s != ls || top < T->win_r || fourth_ruffs) return 0;
+        if (fourth) {
+            if (hb(fourth) > top) return 0;
+            w[ls] = (uint16_t)(1u << top);
+        } else {
+            w[ls] = (uint16_t)(1u << top);   /* it beats second hand's card by rank */
+        }
+        return 1;
+    }
+    if (trump == DD_NT || ls == trump || !S->h[p][trump] || T->win_s != ls) return 0;
+    /* p ruffs second hand's card of the suit led */
+    if (fourth_ruffs) {
+        const int top = hb(S->h[p][trump]);
+        if (hb(S->h[l][trump]) > top) return 0;
+        w[trump] = (uint16_t)(1u << top);
+    }
+    return 1;
+}
+
+static inline int third_hand_wins(const DDSolver *S, const Trick *T, int p, uint16_t w[4]) {
+    if (S->trump == DD_NT) return third_hand_wins_in(S, T, p, w, DD_NT);
+    return third_hand_wins_in(S, T, p, w, S->trump & 3);
+}
+
 static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]) {
     Trick *T = &S->tr[tleft];
     int p = (T->leader + pos) & 3;
@@ -262,6 +303,14 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         uint16_t w[4] = {0, 0, 0, 0};
         int sure = second_hand_sure(S, T, p, need, w);
         if (sure && sure >= need) {
+            win[0] = w[0]; win[1] = w[1]; win[2] = w[2]; win[3] = w[3];
+            S->st.qt_cuts++;
+            return is_max;
+        }
+    }
+    if (pos == 2 && (S->opts & DD_OPT_QUICK) && (is_max ? target : tleft - target + 1) == 1) {
+        uint16_t w[4] = {0, 0, 0, 0};
+        if (third_hand_wins(S, T, p, w)) {
             win[0] = w[0]; win[1] = w[1]; win[2] = w[2]; win[3] = w[3];
             S->st.qt_cuts++;
             return is_max;

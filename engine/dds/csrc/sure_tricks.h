@@ -190,6 +190,22 @@ static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver
             } else {
                 SET_O(1, t, 1u << r1);
             }
+            /* L's second-best trump, guarded, sitting over D's top one makes a trump trick for L; when it is the
+             * leader's, only with three tricks or more left (with two, he may have to lead from it) */
+            if (sure_l < 1 && o2 >= 0) {
+                int bit = -1;
+                if (!((o2 ^ leader) & 1)) {
+                    if (o2 == ((o1 + 1) & 3) && pc(S->h[o2][t]) >= 2 && (o2 != leader || tleft >= 3)) bit = r2;
+                    /* L's second and third best: the top one takes only one of them, unless both are singletons
+                     * in two hands */
+                    else if (o3 >= 0 && !((o3 ^ leader) & 1) &&
+                             (o3 == o2 || pc(S->h[o2][t]) >= 2 || pc(S->h[o3][t]) >= 2)) bit = r3;
+                } else if (o2 == o1 && o3 >= 0 && !((o3 ^ leader) & 1) && o3 == ((o1 + 1) & 3) &&
+                           pc(S->h[o3][t]) >= 3 && (o3 != leader || tleft >= 4)) {
+                    bit = r3;   /* L's third best with two small ones over D's top two in one hand */
+                }
+                if (bit >= 0) { sure_l = 1; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)(1u << bit); }
+            }
         }
     } else {
         /* No trumps left: in every trick L wins, the suit led is one where L holds the top card, and a
