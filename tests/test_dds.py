@@ -132,6 +132,41 @@ def test_tables_of_endings_match_dds(solver):
         assert [list(r) for r in ours.tricks] == dds_table(ending), ending
 
 
+# Positions where a sure-trick bound once went wrong: a third-hand bound (its side needs one trick and surely wins
+# this one) left out of its set the rank of partner's lead that beat second hand's card, so the table stored a result
+# for positions where that lead loses (bench/dd_fuzz.py found them: 11 wrong answers in 72,000 checks).
+_BOUND_REGRESSIONS = [
+    ("N:T9.Q6.. .8.Q3.A K.K75.. 2.AT3..7", Seat.NORTH, "C9 C5 CK", Strain.HEARTS),
+    ("N:KT6.Q..AKT5 83.AJ.92.J72 4.K984.AT7.3 J92.53..Q64", Seat.WEST, "C9 C8", Strain.NOTRUMP),
+    ("N:QJ53.95.972. K.T42.6.AQJ6 97.QJ7.8.542 AT8642.A.4.73", Seat.NORTH, "D3 DK DJ", Strain.DIAMONDS),
+    ("N:432..JT932.K4 QJ87.J.AK8.AJ T.KT983..Q873 A.Q52.7.T9652", Seat.SOUTH, "", Strain.CLUBS),
+]
+_BOUND_REGRESSION_ENDINGS = [
+    "N:T.T.A54. A7..9.82 9..7.974 .A6.KJ3.",
+    "N:Q4.5.9.A5 K7.J.Q.K7 853.T8..T .63.A.Q62",
+    "N:K.K85.62.63 A8.J3.97.T2 975.74.T.A7 .QT.J5.J985",
+    "N:9.J.732.A72 A.98.AQ65.Q 832.3.KJ8.9 7.KT5..KT85",
+    "N:.JT3.63.A87 Q9.K4.AK.96 A64.86.T8.K J752..5.542",
+    "N:9.T8.96.K4 KJ.J74..T9 73.AQ.JT5. .93.Q3.Q63",
+    "N:A6.9.T3.J65 JT73.76.9.A .A8.Q8765.Q 954.KT.J42.",
+]
+
+
+def test_positions_where_a_sure_trick_bound_went_wrong():
+    """Each on a fresh solver and then all on one (the wrong answers came from a stored set)."""
+    shared = Solver(tt_mib=4)
+    for pbn, leader, trick, strain in _BOUND_REGRESSIONS:
+        pos = Position(Deal.parse(pbn, complete=False), leader, tuple(Card.parse(c) for c in trick.split()))
+        want = dds_cards(pos, strain)
+        assert Solver(tt_mib=4).solve_cards(pos, strain) == want, (pbn, strain)
+        assert shared.solve_cards(pos, strain) == want, (pbn, strain)
+    for pbn in _BOUND_REGRESSION_ENDINGS:
+        ending = Deal.parse(pbn, complete=False)
+        want = dds_table(ending)
+        assert [list(r) for r in Solver(tt_mib=4).solve_table(ending).tricks] == want, pbn
+        assert [list(r) for r in shared.solve_table(ending).tricks] == want, pbn
+
+
 def test_suits_only_one_side_holds(solver):
     """Sure tricks in a suit the opponents are void in: the longer hand runs it when its top card beats the other
     hand's lowest (the other hand unblocks), else the suit is blocked."""
