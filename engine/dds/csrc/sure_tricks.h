@@ -168,12 +168,28 @@ static inline __attribute__((always_inline)) void later_tricks_in(const DDSolver
         if (r3 >= 0) { o3 = 0; while (!((S->h[o3][t] >> r3) & 1u)) o3++; }
         if (((o1 ^ leader) & 1) == 0) {
             if (run > sure_l) { sure_l = run; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)bits; }
+            {   /* L's top trumps in both hands: each wins a trick, but for those that must fall together (at most
+                 * as many tricks as the longer trump hand holds cards) */
+                const unsigned lt2 = S->h[leader][t] | S->h[leader ^ 2][t];
+                unsigned a2 = aggt, b2 = 0;
+                int k = 0;
+                int m = pc(S->h[leader][t]), m2 = pc(S->h[leader ^ 2][t]);
+                if (m2 > m) m = m2;
+                while (a2 && k < m) {
+                    int x = hb(a2);
+                    if (!((lt2 >> x) & 1u)) break;
+                    k++; b2 |= 1u << x; a2 ^= 1u << x;
+                }
+                if (k > sure_l) { sure_l = k; lw[0] = lw[1] = lw[2] = lw[3] = 0; lw[t] = (uint16_t)b2; }
+            }
             /* L holds the top trump; D's second-best trump sitting over it, with a small one beside it,
-             * or D's second and third best (the second guarded) make a trump trick for D; so does D's third
-             * best with two small ones, sitting over the hand that holds the top two */
-            if (o2 >= 0 && ((o2 ^ leader) & 1) && pc(S->h[o2][t]) >= 2) {
-                if (o1 == ((o2 + 3) & 3)) SET_O(1, t, 1u << r2);
-                else if (o3 >= 0 && ((o3 ^ leader) & 1)) SET_O(1, t, 1u << r3);
+             * or D's second and third best (one of them guarded: the top one takes only one of them) make a
+             * trump trick for D; so does D's third best with two small ones, sitting over the hand that holds
+             * the top two */
+            if (o2 >= 0 && ((o2 ^ leader) & 1)) {
+                if (o1 == ((o2 + 3) & 3) && pc(S->h[o2][t]) >= 2) SET_O(1, t, 1u << r2);
+                else if (o3 >= 0 && ((o3 ^ leader) & 1) && (pc(S->h[o2][t]) >= 2 || pc(S->h[o3][t]) >= 2))
+                    SET_O(1, t, 1u << r3);
             } else if (o2 == o1 && o3 >= 0 && o1 == ((o3 + 3) & 3) && pc(S->h[o3][t]) >= 3) {
                 SET_O(1, t, 1u << r3);
             }
