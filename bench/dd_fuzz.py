@@ -35,7 +35,10 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=20000)
     ap.add_argument("--table-every", type=int, default=5, help="check an ending's full table every N positions")
     ap.add_argument("--tt-mib", type=int, default=16)
+    ap.add_argument("--quick", action="store_true", help="2,000 positions (a smoke run)")
     args = ap.parse_args()
+    if args.quick:
+        args.positions = 2000
 
     rng = random.Random(args.seed)
     solver = Solver(tt_mib=args.tt_mib)

@@ -462,24 +462,26 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
     }
 
     if (S->opts & (DD_OPT_QUICK | DD_OPT_LATER)) {
+        /* The other side's later tricks first: when they settle the node, the leader's cash-out line (the dearer
+         * count) is not needed.  Bounds are sound, so at most one side's can settle it. */
         uint16_t lw[4] = {0, 0, 0, 0}, ow[4] = {0, 0, 0, 0};
         int sure_l = 0, sure_o = 0;
-        if (S->opts & DD_OPT_QUICK) {
-            int need_l = leader_max ? target : tleft - target + 1;
-            sure_l = cash_out(S, leader, need_l, lw, S->opts & DD_OPT_QT_PARTNER);
-        }
         if (S->opts & DD_OPT_LATER) later_tricks(S, leader, tleft, &sure_l, lw, &sure_o, ow);
-        int max_sure = leader_max ? sure_l : sure_o;
-        int min_sure = leader_max ? sure_o : sure_l;
-        if (max_sure >= target) {
-            memcpy(win, leader_max ? lw : ow, 4 * sizeof(uint16_t));
+        if (leader_max ? tleft - sure_o < target : sure_o >= target) {
+            memcpy(win, ow, 4 * sizeof(uint16_t));
             S->st.qt_cuts++;
-            return 1;
+            return !leader_max;
         }
-        if (tleft - min_sure < target) {
-            memcpy(win, leader_max ? ow : lw, 4 * sizeof(uint16_t));
+        if (S->opts & DD_OPT_QUICK) {
+            const int need_l = leader_max ? target : tleft - target + 1;
+            uint16_t cw[4];
+            const int sure_c = cash_out(S, leader, need_l, cw, S->opts & DD_OPT_QT_PARTNER);
+            if (sure_c >= sure_l) { sure_l = sure_c; memcpy(lw, cw, sizeof(cw)); }   /* a later rule wins only if it proves more */
+        }
+        if (leader_max ? sure_l >= target : tleft - sure_l < target) {
+            memcpy(win, lw, 4 * sizeof(uint16_t));
             S->st.qt_cuts++;
-            return 0;
+            return leader_max;
         }
     }
 
