@@ -501,7 +501,8 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
             const int need_l = leader_max ? target : tleft - target + 1;
             uint16_t cw[4];
             const int sure_c = cash_out(S, leader, need_l, cw, S->opts & DD_OPT_QT_PARTNER);
-            if (sure_c >= sure_l) { sure_l = sure_c; memcpy(lw, cw, sizeof(cw)); }   /* a later rule wins only if it proves more */
+            /* a later-tricks rule stands only if it proves more than the cash-out line */
+            if (sure_c >= sure_l) { sure_l = sure_c; memcpy(lw, cw, sizeof(cw)); }
         }
         if (leader_max ? sure_l >= target : tleft - sure_l < target) {
             memcpy(win, lw, 4 * sizeof(uint16_t));
