@@ -96,6 +96,12 @@ static inline int hb(unsigned x) { return 31 - __builtin_clz(x); }
 static inline int lb(unsigned x) { return __builtin_ctz(x); }
 static inline int pc(unsigned x) { return __builtin_popcount(x); }
 
+/* Are the cards hs of suit s one group of equivalent cards (no other hand's card between them, judged at the start
+ * of the trick)? */
+static inline int one_group(const Trick *T, int s, unsigned hs) {
+    return !(T->agg[s] & ~hs & ((2u << hb(hs)) - (1u << lb(hs))));
+}
+
 /* ------------------------------------------------------------------ playing and taking back a card */
 
 static inline int beats(int s, int r, int ws, int wr, int trump) {

@@ -321,8 +321,8 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
          * the cut-off card cache or any weighing (a quarter of the follows in full tables). */
         const int ls = T->lead_suit;
         const unsigned hs = S->h[p][ls];
-        const int top = hs ? hb(hs) : 0;
-        if (hs && !(T->agg[ls] & ~hs & ((2u << top) - (1u << lb(hs))))) {
+        if (hs && one_group(T, ls, hs)) {
+            const int top = hb(hs);
             uint16_t cw[4] = {0, 0, 0, 0};
             const int res = try_card(S, T, tleft, p, pos, target, ls, top, cw);
             if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }

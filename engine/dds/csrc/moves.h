@@ -11,16 +11,6 @@ static inline __attribute__((always_inline)) int gen_moves_in(DDSolver *S, Trick
     const int follow = pos && S->h[p][ls];
     const int equiv = S->opts & DD_OPT_EQUIV;
     const int order = S->opts & DD_OPT_ORDER;
-    if (follow && equiv) {
-        /* A follower whose cards of the suit led are all equivalent (no other hand's card between them, judged at
-         * the start of the trick) has one move: nothing to weigh.  A quarter of the follows in full tables. */
-        const unsigned hs = S->h[p][ls];
-        const int top = hb(hs);
-        if (!(T->agg[ls] & ~hs & ((2u << top) - (1u << lb(hs))))) {
-            mv[0].s = ls; mv[0].r = top; mv[0].group = (uint16_t)hs; mv[0].w = 0;
-            return 1;
-        }
-    }
     const uint16_t kill = (S->opts & DD_OPT_KILLER) && pos == 0 ? S->killer[tleft][0] : 0;
     const int ks = kill ? (kill >> 4) & 3 : -1, kr = kill & 15;
     const int hs_ = pos == 0 && T->hint ? (T->hint >> 4) & 3 : -1, hr_ = T->hint & 15;
