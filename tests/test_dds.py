@@ -167,6 +167,23 @@ def test_positions_where_a_sure_trick_bound_went_wrong():
         assert [list(r) for r in shared.solve_table(ending).tricks] == want, pbn
 
 
+def test_a_side_needing_every_trick_may_still_lead_into_a_top_card_its_partner_ruffs(solver):
+    """When the side on lead needs every trick, its leads into a suit whose top card an opponent holds are not searched
+    (they lose the trick), except where partner can ruff that card: small endings in the trump strains, where that
+    exception decides, against DDS."""
+    # clubs trump, East to lead: the heart ace takes all three (a version without the exception scored it 2)
+    pos = Position.from_deal(Deal.parse("N:.4.A.9 .A.6.J 65..7. J3...2", complete=False), Seat.EAST)
+    assert solver.solve_cards(pos, Strain.CLUBS) == dds_cards(pos, Strain.CLUBS)
+    rng = random.Random(2511)
+    for _ in range(300):
+        n = rng.randrange(2, 5)
+        cards = rng.sample([Card(s, Rank(r)) for s in Suit for r in range(2, 15)], 4 * n)
+        deal = Deal([Hand.from_cards(cards[i * n:(i + 1) * n]) for i in range(4)], complete=False)
+        pos = Position.from_deal(deal, Seat(rng.randrange(4)))
+        strain = Strain(rng.randrange(4))
+        assert Solver(tt_mib=4).solve_cards(pos, strain) == dds_cards(pos, strain), (str(deal), strain, pos.to_move)
+
+
 def test_suits_only_one_side_holds(solver):
     """Sure tricks in a suit the opponents are void in: the longer hand runs it when its top card beats the other
     hand's lowest (the other hand unblocks), else the suit is blocked."""

@@ -351,6 +351,22 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
      * generated or weighed; most nodes then cost one lookup and one child (over 95 % of cut-offs are by the first
      * move).  Only a legal card that is the top of its group of equivalent cards is taken, so the search visits
      * exactly the moves it would otherwise, in another order. */
+    /* MAX on lead needs every trick: a lead in a suit whose top card a defender holds loses this trick (he follows
+     * with it, and nobody can beat it: notrump, the trump suit, or a partner who cannot ruff).  Those leads are not
+     * searched; the node's set then fixes each such suit's top card. */
+    unsigned lose = 0;
+    if (pos == 0 && is_max && target == tleft) {
+        const int q = p ^ 2, tr = S->trump;
+        for (int s = 0; s < 4; s++) {
+            if (!S->h[p][s]) continue;
+            const unsigned top = 1u << hb(T->agg[s]);
+            if ((S->h[p][s] | S->h[q][s]) & top) continue;
+            if (tr == DD_NT || s == tr || S->h[q][s] || !S->h[q][tr]) {
+                lose |= 1u << s;
+                if (s == 0) acc0 |= top; else if (s == 1) acc1 |= top; else if (s == 2) acc2 |= top; else acc3 |= top;
+            }
+        }
+    }
     CutEntry *ce = NULL;
     uint32_t ctag = 0;
     int fs = -1, fr = -1;
@@ -360,7 +376,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         if (c) {
             int s = (c >> 4) & 3, r = c & 15;
             unsigned hs = S->h[p][s];
-            if (((hs >> r) & 1u) && (pos == 0 || s == T->lead_suit || !S->h[p][T->lead_suit]) &&
+            if (((hs >> r) & 1u) && !((lose >> s) & 1u) && (pos == 0 || s == T->lead_suit || !S->h[p][T->lead_suit]) &&
                 group_top(S, T, hs, s, r)) { fs = s; fr = r; }
         }
     }
@@ -392,6 +408,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
         if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
         int s = mv[i].s, r = mv[i].r;
         if (s == fs && r == fr) continue;   /* tried first, from the cache */
+        if ((lose >> s) & 1u) continue;   /* loses the trick MAX needs */
         if (r < skip_below[s]) continue;
         uint16_t cw[4] = {0, 0, 0, 0};
         int res = try_card(S, T, tleft, p, pos, target, s, r, cw);
@@ -650,19 +667,24 @@ void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5
          * random tables; bridge-solver also starts each strain afresh). */
         tt_clear(S);
         int v_of[4] = {-1, -1, -1, -1};   /* tricks of each leader's side */
-        for (int leader = 0; leader < 4; leader++) {
+        /* North, South, then East, West: each side's two leads one after the other.  The second lead of a side
+         * meets the table the first one filled with the same side to play for, and its first guess is usually
+         * right; 1.2 % fewer card nodes on 100 random tables and 0.9 % on 30 freak tables than N, E, S, W. */
+        static const int leaders[4] = {0, 2, 1, 3};
+        for (int li = 0; li < 4; li++) {
+            const int leader = leaders[li];
             /* First guesses (each step of MTD away from the truth costs a probe), measured on the 36,500 strains of
              * the tables in bench/out/dd_tables.jsonl: the side on lead takes at least what it took when the
              * opponents led (one more in a third, fewer in 0.05 %), and the same side takes the same from either
-             * hand in 93 %.  Probing the larger of those first: 2.03 probes a leader after the first, against 2.50
-             * for "what it took when the opponents led". */
-            int guess;
-            if (leader == 0) guess = estimate(S, 0, n);
-            else {
-                guess = n - v_of[leader - 1] + 1;
-                if (leader >= 2 && v_of[leader - 2] > guess) guess = v_of[leader - 2];
-                if (guess > n) guess = n;
+             * hand in 93 %.  Probing the larger of those first (one more than the opponents' lead gave, or what
+             * the partner's lead gave). */
+            int guess = li == 0 ? estimate(S, leader & 1, n) : 0;
+            for (int j = 0; j < li; j++) {
+                const int o = leaders[j];
+                const int g = (o & 1) == (leader & 1) ? v_of[o] : n - v_of[o] + 1;
+                if (g > guess) guess = g;
             }
+            if (guess > n) guess = n;
             int v = solve_leader_guess(S, leader, guess);
             v_of[leader] = v < 0 ? 0 : v;
             int decl = (leader + 3) & 3;
