@@ -11,6 +11,7 @@
 #define CHUNK 8          /* entries per chunk; the entries of one distribution are a chain of chunks */
 #define LIST_MAX 256     /* entries per distribution; a full list drops its oldest chunk (DDS keeps 125) */
 #define TT_FIRST 7       /* tricks left from which the table is consulted before the sure-trick counts */
+#define ETC_FROM 9       /* tricks left after the trick from which fourth hand looks its cards' next tricks up first */
 #define CUT_BITS 16     /* slots of the cut-off card cache (8 bytes each) */
 #define PROBE 16         /* linear-probing window of the distribution table */
 
