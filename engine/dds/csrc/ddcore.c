@@ -11,7 +11,10 @@
  *    the side on lead as a concrete cash-out line (winners from the top, entries to partner, ruffs in partner's
  *    hand, trumps drawn first, no round an opponent could ruff); "later tricks" of the other side (DDS's rules on
  *    top trumps and notrump tops); then the table when near the end;
- *  - at the second hand: the node is decided at once when his side surely wins the trick and needs no more;
+ *  - at the second hand: the node is decided at once when his side surely wins the trick and needs no more; at the
+ *    fourth hand, far from the end, a card whose next trick the table already settles is played without a search
+ *    (enhanced transposition cut-off); a side on lead that needs every trick does not lead into an opponent's top
+ *    card;
  *  - the table stores *sets* of positions: for each suit only the owners of the cards ranking at or above the
  *    lowest card that won a trick by rank somewhere below matter (the rest are "x"s, whose only relevant property
  *    is how many each hand holds, which is in the key), with a lower and an upper bound on the tricks of the side
