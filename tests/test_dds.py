@@ -184,6 +184,31 @@ def test_a_side_needing_every_trick_may_still_lead_into_a_top_card_its_partner_r
         assert Solver(tt_mib=4).solve_cards(pos, strain) == dds_cards(pos, strain), (str(deal), strain, pos.to_move)
 
 
+def test_notrump_stoppers_squeeze_proof_trick_matches_dds():
+    """The defenders' squeeze-proof trick in notrump (a stopper each, counted against the declaring side's lengths):
+    random notrump endings with long suits, every leader, against DDS."""
+    solver = Solver(tt_mib=4)
+    # East-West take all four: North's stopper in hearts is short (a version without the length condition said 3)
+    pos = Position.from_deal(Deal.parse("N:.T.3.74 5.32..T 9.6.J6. 7.A.Q.3", complete=False), Seat.EAST)
+    assert solver.solve_cards(pos, Strain.NOTRUMP) == dds_cards(pos, Strain.NOTRUMP)
+    assert max(solver.solve_cards(pos, Strain.NOTRUMP).values()) == 4
+    assert Solver(tt_mib=4).solve_leader(pos.hands, Seat.EAST, Strain.NOTRUMP) == 4
+    rng = random.Random(2512)
+    for _ in range(250):
+        n = rng.randrange(3, 8)
+        # two suits get most of the cards, so that holdings are long and guards are kept by length
+        deck = [Card(s, Rank(r)) for s in Suit for r in range(2, 15)]
+        rng.shuffle(deck)
+        long_suits = rng.sample(list(Suit), 2)
+        deck.sort(key=lambda c: (c.suit not in long_suits, rng.random()))
+        cards = deck[:4 * n]
+        rng.shuffle(cards)
+        deal = Deal([Hand.from_cards(cards[i * n:(i + 1) * n]) for i in range(4)], complete=False)
+        for seat in Seat:
+            pos = Position.from_deal(deal, seat)
+            assert solver.solve_cards(pos, Strain.NOTRUMP) == dds_cards(pos, Strain.NOTRUMP), (str(deal), seat)
+
+
 def test_suits_only_one_side_holds(solver):
     """Sure tricks in a suit the opponents are void in: the longer hand runs it when its top card beats the other
     hand's lowest (the other hand unblocks), else the suit is blocked."""

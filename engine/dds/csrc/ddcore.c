@@ -583,6 +583,12 @@ static int trick_node(DDSolver *S, int tleft, int leader, int target, uint16_t w
         }
     }
 
+    if (leader_max && target == tleft && S->trump == DD_NT && (S->opts & DD_OPT_LATER) &&
+        stoppers_settle(S, T, tleft, win)) {
+        /* a squeeze-proof trick for the defenders (sure_tricks.h) */
+        S->st.qt_cuts++;
+        return 0;
+    }
     if (use_tt && !tt_first) {
         key = S->lenkey;   /* the hands have not changed since the trick started */
         owner_patterns(S, T->agg, pat);

@@ -267,4 +267,54 @@ static inline void later_tricks(const DDSolver *S, int leader, int tleft, int *s
     else later_tricks_in(S, leader, tleft, sure_l, lw, sure_o, ow, S->trump & 3);
 }
 
+
+/* Notrump, the side on lead (MAX) needs every trick: can the defenders be sure of one, squeezes included?
+ *
+ * A defender D "stops" suit s with his highest card g of it when every MAX card above g (c of them) sits in the
+ * one MAX hand H that D plays after, H's partner holds none, and D holds at least c + 1 cards of s.  D keeps g
+ * and discards everything else first.  Whenever MAX's cards in a trick of s are below g, D can win it with g (he
+ * plays after H, and H's partner cannot beat g), and MAX needs every trick; so each trick MAX wins in s spends one
+ * of its c cards above g.  Once D holds nothing but cards of s, at most one trick per such card still out remains.
+ * In every other suit MAX wins at most the longer of its two hands' holdings (that hand plays one card on each
+ * round).  With one stopper per defender (two suits), if those counts add up to fewer than the tricks left, the
+ * defenders take a trick.  The set: the lengths (in the key) and, in each stopped suit, the owners of g and of
+ * every card above it.  Returns 1 with the set in w. */
+static int stoppers_settle(const DDSolver *S, const Trick *T, int tleft, uint16_t w[4]) {
+    const int m1 = S->maxside, m2 = m1 + 2;
+    int mx[4], sum = 0;
+    for (int s = 0; s < 4; s++) {
+        const int a = pc(S->h[m1][s]), b = pc(S->h[m2][s]);
+        mx[s] = a > b ? a : b;
+        sum += mx[s];
+    }
+    int gain[2] = {0, 0}, su[2] = {-1, -1};
+    uint16_t fix[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        const int d = (m1 ^ 1) + 2 * k;   /* the defender */
+        const int h = (d + 3) & 3;        /* the MAX hand he plays after */
+        for (int s = 0; s < 4; s++) {
+            const unsigned ds = S->h[d][s];
+            if (!ds) continue;
+            const int g = hb(ds);
+            const unsigned above = T->agg[s] & ~((2u << g) - 1u);
+            if (S->h[h ^ 2][s] & above) continue;
+            const int c = pc(S->h[h][s] & above);
+            if (pc(ds) < c + 1 || mx[s] - c <= gain[k]) continue;
+            gain[k] = mx[s] - c;
+            su[k] = s;
+            fix[k] = (uint16_t)(T->agg[s] & ~((1u << g) - 1u));
+        }
+    }
+    if (su[0] >= 0 && su[0] == su[1]) {   /* both defenders stop the same suit: it counts once */
+        const int drop = gain[0] >= gain[1] ? 1 : 0;
+        su[drop] = -1;
+        gain[drop] = 0;
+    }
+    if (sum - gain[0] - gain[1] >= tleft) return 0;
+    w[0] = w[1] = w[2] = w[3] = 0;
+    for (int k = 0; k < 2; k++)
+        if (su[k] >= 0) w[su[k]] |= fix[k];
+    return 1;
+}
+
 #endif
