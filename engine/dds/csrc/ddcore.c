@@ -10,7 +10,8 @@
  *  - at every trick boundary: trivial bounds; the transposition table first when far from the end; sure tricks of
  *    the side on lead as a concrete cash-out line (winners from the top, entries to partner, ruffs in partner's
  *    hand, trumps drawn first, no round an opponent could ruff); "later tricks" of the other side (DDS's rules on
- *    top trumps and notrump tops); then the table when near the end;
+ *    top trumps and notrump tops); the defenders' stoppers when the side on lead needs every trick in notrump
+ *    (a count that squeezes cannot beat); then the table when near the end;
  *  - at the second hand: the node is decided at once when his side surely wins the trick and needs no more; at the
  *    fourth hand, far from the end, a card whose next trick the table already settles is played without a search
  *    (enhanced transposition cut-off); a side on lead that needs every trick does not lead into an opponent's top

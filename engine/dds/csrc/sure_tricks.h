@@ -1,4 +1,5 @@
-/* Sure tricks at a trick boundary: the leader's cash-out line (quick tricks) and the other side's later tricks. */
+/* Sure tricks at a trick boundary: the leader's cash-out line (quick tricks), the other side's later tricks, and the
+ * defenders' stoppers in notrump (a trick no squeeze can take from them). */
 #ifndef SQUEEZE_DD_SURE_TRICKS_H
 #define SQUEEZE_DD_SURE_TRICKS_H
 
