@@ -142,6 +142,13 @@ __attribute__((noinline, cold)) static int limits_reached(DDSolver *S) {
     return 0;
 }
 
+/* A completed trick's part of a set: a card that beat another card of its suit won by rank, so its rank matters. */
+static inline void add_trick_rank(const Trick *T, uint16_t cw[4]) {
+    int same = 0;
+    for (int k = 0; k < 4; k++) same += T->cs[k] == T->win_s;
+    if (same >= 2) cw[T->win_s] |= (uint16_t)(1u << T->win_r);
+}
+
 /* One child of a card node: play card (s, r) of hand p at position pos and search on; cw gets the child's set. */
 static inline int try_card(DDSolver *S, Trick *T, int tleft, int p, int pos, int target, int s, int r,
                            uint16_t cw[4]) {
@@ -154,10 +161,7 @@ static inline int try_card(DDSolver *S, Trick *T, int tleft, int p, int pos, int
         /* the next trick's table slot is known now: start loading it */
         __builtin_prefetch(&S->dists[dist_slot(S, S->lenkey, wh | (S->trump << 2))]);
         res = trick_node(S, tleft - 1, wh, t2, cw);
-        /* a card that beat another card of its suit won by rank: its rank matters */
-        int ws = T->win_s, same = 0;
-        for (int k = 0; k < 4; k++) same += T->cs[k] == ws;
-        if (same >= 2) cw[ws] |= (uint16_t)(1u << T->win_r);
+        add_trick_rank(T, cw);
     } else {
         res = card_node(S, tleft, pos + 1, target, cw);
     }
@@ -351,10 +355,6 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
      * rank leads into the same set of positions: skip it. */
     int skip_below[4] = {0, 0, 0, 0};
     int prune = S->opts & DD_OPT_PARTITION;
-    /* The cut-off card cache: the card that last cut off in a node like this one is tried before any move is
-     * generated or weighed; most nodes then cost one lookup and one child (over 95 % of cut-offs are by the first
-     * move).  Only a legal card that is the top of its group of equivalent cards is taken, so the search visits
-     * exactly the moves it would otherwise, in another order. */
     /* Fourth hand, far from the end: before any search, each of its cards (one per group of equivalent cards) is
      * played and the next trick looked up in the table; a card whose next trick the table settles in this side's
      * favour cuts off at once (an enhanced transposition cut-off).  The first card a search would try often leads
@@ -393,11 +393,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
                     agg[s] ^= (uint16_t)(1u << r);
                 }
                 if (res == is_max) {
-                    /* the set, as try_card builds it: the trick's winning card counts by rank if it beat one of
-                     * its suit */
-                    int same = 0;
-                    for (int k = 0; k < 4; k++) same += T->cs[k] == T->win_s;
-                    if (same >= 2) cw[T->win_s] |= (uint16_t)(1u << T->win_r);
+                    add_trick_rank(T, cw);   /* the set, as try_card builds it */
                     take_back(S, T, p, s, r, saved);
                     note_cutoff(S, T, win, cw, tleft, pos, s, r);
                     S->st.tt_hits++;
@@ -423,6 +419,10 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
             }
         }
     }
+    /* The cut-off card cache: the card that last cut off in a node like this one is tried before any move is
+     * generated or weighed; most nodes then cost one lookup and one child (over 95 % of cut-offs are by the first
+     * move).  Only a legal card that is the top of its group of equivalent cards is taken, so the search visits
+     * exactly the moves it would otherwise, in another order. */
     CutEntry *ce = NULL;
     uint32_t ctag = 0;
     int fs = -1, fr = -1;

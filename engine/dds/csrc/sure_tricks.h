@@ -279,7 +279,11 @@ static inline void later_tricks(const DDSolver *S, int leader, int tleft, int *s
  * In every other suit MAX wins at most the longer of its two hands' holdings (that hand plays one card on each
  * round).  With one stopper per defender (two suits), if those counts add up to fewer than the tricks left, the
  * defenders take a trick.  The set: the lengths (in the key) and, in each stopped suit, the owners of g and of
- * every card above it.  Returns 1 with the set in w. */
+ * every card above it.  Returns 1 with the set in w.
+ *
+ * later_tricks' notrump count (every suit whose top card the defenders hold left out) covers top cards; this adds
+ * guards by length, one suit per defender.  It is called apart, only where the side on lead needs every trick and
+ * the cheaper counts failed, because that is the only place its one trick settles a node. */
 static int stoppers_settle(const DDSolver *S, const Trick *T, int tleft, uint16_t w[4]) {
     const int m1 = S->maxside, m2 = m1 + 2;
     int mx[4], sum = 0;
