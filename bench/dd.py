@@ -170,6 +170,7 @@ def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm, alt=None):
                                 else {str(c): v for c, v in r.items()})
                 else:
                     wall, _cpu, _rt, payload = bs.ask(req)
+                    per["bs"].append(wall)
                     t["bs"] += wall
                     got["bs"] = (bs_mod.parse_bs_table(payload) if wl == "table"
                                  else bs_mod.parse_bs_plays(payload, first))
@@ -188,6 +189,9 @@ def three_way(H, dds, cand, bs_mod, binary, hands_list, wl, warm, alt=None):
             bs.close()
     t["slower"] = sum(o > d for o, d in zip(per["ours"], per["dds"]))   # deals where ours took longer than DDS
     t["worst"] = max(o / d for o, d in zip(per["ours"], per["dds"]))
+    if bs:   # the fastest solver's own count, for scale: a deal DDS happens to suit shows up in both
+        t["bs_slower"] = sum(b > d for b, d in zip(per["bs"], per["dds"]))
+        t["bs_worst"] = max(b / d for b, d in zip(per["bs"], per["dds"]))
     return t, bad
 
 
@@ -410,6 +414,8 @@ def main(argv=None) -> int:
             line += f"  bs/DDS {t['bs'] / t['dds']:.3f}  ours/bs {t['ours'] / t['bs']:.3f}"
         line += f"   wrong: ours {bad['ours']}" + (f" bs {bad['bs']}" if "bs" in bad else "")
         line += f"   ours slower than DDS on {t['slower']}/{n} deals (worst {t['worst']:.2f}x)"
+        if "bs_slower" in t:
+            line += f", bridge-solver on {t['bs_slower']}/{n} (worst {t['bs_worst']:.2f}x)"
         if alt:
             line += (f"\n      versus {args.versus}: {1000 * t['alt'] / n:8.2f} ms/deal, ours/it {t['ours'] / t['alt']:.3f}"
                      f" (the step buys {t['alt'] / t['ours']:.2f}x), it/DDS {t['alt'] / t['dds']:.3f}"

@@ -54,7 +54,8 @@ OPT_PARTITION = 32
 OPT_KILLER = 64
 OPT_QT_PARTNER = 128
 OPT_CUTCACHE = 256
-OPT_ALL = 511
+OPT_ROOT_PROBE = 512
+OPT_ALL = 1023
 OPT_DEFAULT = OPT_ALL & ~OPT_KILLER   # the killer lead costs nodes beside the cut-off card cache
 
 _VARIANTS = {"auto": 0, "portable": 1, "fast": 2}

@@ -12,6 +12,7 @@
 #define LIST_MAX 256     /* entries per distribution; a full list drops its oldest chunk (DDS keeps 125) */
 #define TT_FIRST 7       /* tricks left from which the table is consulted before the sure-trick counts */
 #define ETC_FROM 9       /* tricks left after the trick from which fourth hand looks its cards' next tricks up first */
+#define ROOT_PROBE_NODES 64   /* card nodes each card of a warm table's opening trick gets in root_probe's first pass */
 #define CUT_BITS 16     /* slots of the cut-off card cache (8 bytes each) */
 #define PROBE 16         /* linear-probing window of the distribution table */
 
@@ -87,6 +88,8 @@ struct DDSolver {
     int has_deadline;      /* dd_set_time_limit: stop at `deadline` (CLOCK_MONOTONIC seconds) */
     double deadline;
     int aborted;           /* 0, or why the search stopped: 1 node limit, 2 time limit */
+    int probe_root;        /* tricks left at a table root whose strain the table already holds (0: none); root_probe */
+    int probing;           /* inside root_probe's budgeted searches */
     DDStats st;
 };
 

@@ -300,6 +300,52 @@ static inline int third_hand_wins(const DDSolver *S, const Trick *T, int p, uint
     return third_hand_wins_in(S, T, p, w, S->trump & 3);
 }
 
+/* A table's later leaders (the strain's table already holds the earlier leaders' proofs): at the first two cards of
+ * the opening trick (the lead, and second hand's reply to it), each card first gets a search of at most
+ * ROOT_PROBE_NODES card nodes, and the first one that proves its side right within that budget cuts off.  A card
+ * whose trick transposes into an earlier leader's proof is settled in a dozen nodes, while the card the ordering
+ * likes best may need a new proof: in the freak deal of bench/RESULTS.md (issue 25, seventh session) West's club
+ * jack lead is the four cards North's club ace drew and costs 11 card nodes, the diamond king the ordering tries
+ * first 59,000.  At second hand a later leader's failing probe needs one refutation per lead, and a transposing one
+ * is found the same way (card nodes on 100 random tables: the lead alone -3.9 %, with second hand -8.0 %; deeper
+ * cards, or the first leader's later probes, cost more than they find).  A budgeted search that runs out is
+ * dropped: the search stores nothing from an aborted subtree, only the exact results below it.  Returns 1 with the
+ * cut-off made (result in *res), 0 when no card settled the node; a limit of the caller's own (node count,
+ * deadline) that runs out here stays set in S->aborted. */
+static int root_probe(DDSolver *S, Trick *T, int tleft, int p, int pos, int target, unsigned lose, uint16_t win[4],
+                      int *res) {
+    const int is_max = (p & 1) == S->maxside;
+    Move mv[13];
+    const int n = gen_moves(S, T, p, pos, tleft, mv);
+    const uint64_t outer = S->node_limit;
+    int done = 0;
+    S->probing = 1;
+    for (int i = 0; i < n && !done; i++) {
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (mv[j].w > mv[bi].w) bi = j;
+        if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
+        if ((lose >> mv[i].s) & 1u) continue;
+        const uint64_t cap = S->st.nodes + ROOT_PROBE_NODES;
+        S->node_limit = outer && outer < cap ? outer : cap;
+        arm_limits(S);
+        uint16_t cw[4] = {0, 0, 0, 0};
+        const int r = try_card(S, T, tleft, p, pos, target, mv[i].s, mv[i].r, cw);
+        S->node_limit = outer;
+        if (S->aborted) {
+            if (S->aborted == 2 || (outer && S->st.nodes > outer)) break;   /* the caller's limit: keep it set */
+            S->aborted = 0;   /* only the budget ran out */
+        } else if (r == is_max) {
+            note_cutoff(S, T, win, cw, tleft, pos, mv[i].s, mv[i].r);
+            *res = r;
+            done = 1;
+        }
+        arm_limits(S);
+    }
+    S->probing = 0;
+    return done;
+}
+
 static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4]) {
     Trick *T = &S->tr[tleft];
     int p = (T->leader + pos) & 3;
@@ -418,6 +464,11 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
                 if (s == 0) acc0 |= top; else if (s == 1) acc1 |= top; else if (s == 2) acc2 |= top; else acc3 |= top;
             }
         }
+    }
+    if (pos <= 1 && tleft == S->probe_root && !S->probing && (S->opts & DD_OPT_ROOT_PROBE)) {
+        int res = 0;
+        if (root_probe(S, T, tleft, p, pos, target, lose, win, &res)) return res;
+        if (S->aborted) { win[0] = win[1] = win[2] = win[3] = 0; return 0; }
     }
     /* The cut-off card cache: the card that last cut off in a node like this one is tried before any move is
      * generated or weighed; most nodes then cost one lookup and one child (over 95 % of cut-offs are by the first
@@ -747,7 +798,9 @@ void DD_ENTRY(dd_solve_table)(DDSolver *S, const uint16_t hands[4][4], int out[5
                 if (g > guess) guess = g;
             }
             if (guess > n) guess = n;
+            S->probe_root = li > 0 ? n : 0;   /* root_probe: the strain's table holds the earlier leaders' proofs */
             int v = solve_leader_guess(S, leader, guess);
+            S->probe_root = 0;
             v_of[leader] = v < 0 ? 0 : v;
             int decl = (leader + 3) & 3;
             out[st][decl] = v < 0 ? -1 : n - v;

@@ -40,7 +40,8 @@ typedef struct {
 #define DD_OPT_KILLER    64u   /* lead first the card that last caused a cut-off at this depth (DDS's bestMove) */
 #define DD_OPT_QT_PARTNER 128u /* quick tricks also through an entry to partner's winners */
 #define DD_OPT_CUTCACHE  256u  /* try the cut-off card cache's card before generating moves */
-#define DD_OPT_ALL       511u
+#define DD_OPT_ROOT_PROBE 512u /* tables: a later leader's first two cards each get a budgeted search first (root_probe) */
+#define DD_OPT_ALL       1023u
 /* The killer lead per depth is off by default since the cut-off card cache: with both, it costs 3-8 % more card
  * nodes (tables, leads, PIMC batches; bench/RESULTS.md). */
 #define DD_OPT_DEFAULT   (DD_OPT_ALL & ~DD_OPT_KILLER)
