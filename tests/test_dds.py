@@ -60,6 +60,16 @@ def dds_table(deal: Deal) -> list[list[int]]:
 
 # ----------------------------------------------------------------------------------------------- positions
 
+def random_ending(rng: random.Random, n: int) -> Deal:
+    """n random cards of each hand of a random deal (so every suit split stays possible)."""
+    hands = []
+    for h in Deal.random(rng).hands:
+        cards = list(h)
+        rng.shuffle(cards)
+        hands.append(Hand.from_cards(cards[:n]))
+    return Deal(hands, complete=False)
+
+
 def random_position(rng: random.Random, tricks_played: int, extra: int) -> tuple[Position, Strain]:
     deal = Deal.random(rng)
     strain = Strain(rng.randrange(5))
@@ -122,13 +132,7 @@ def test_tables_of_endings_match_dds(solver):
     """Full 5x4 tables of 7-card endings (every hand 7 cards; DDS tables accept partial deals)."""
     rng = random.Random(4242)
     for _ in range(6):
-        deal = Deal.random(rng)
-        hands = []
-        for h in deal.hands:
-            cards = list(h)
-            rng.shuffle(cards)
-            hands.append(Hand.from_cards(cards[:7]))
-        ending = Deal(hands, complete=False)
+        ending = random_ending(rng, 7)
         ours = solver.solve_table(ending)
         assert [list(r) for r in ours.tricks] == dds_table(ending), ending
 
@@ -232,13 +236,7 @@ def test_a_node_limit_running_out_inside_the_budgeted_first_pass_stops_the_table
     rng = random.Random(2601)
     core = _solver.CoreSolver(4 << 20)
     for _ in range(3):
-        deal = Deal.random(rng)
-        hands = []
-        for h in deal.hands:
-            cards = list(h)
-            rng.shuffle(cards)
-            hands.append(Hand.from_cards(cards[:8]))
-        ending = Deal(hands, complete=False)
+        ending = random_ending(rng, 8)
         bits = [h.bits for h in ending.hands]
         core.set_node_limit(0)
         core.reset()
