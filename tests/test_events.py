@@ -300,8 +300,11 @@ async def test_a_broker_killed_mid_board_neither_stops_nor_slows_the_table_and_p
     finally:
         mosquitto.stop()
 
-    # the table did not wait for the broker: within 10 % of the same boards with no events at all
-    assert troubled <= 1.10 * baseline, (troubled, baseline)
+    # the table did not wait for the broker: within 10 % of the same boards with no events at all, plus a quarter
+    # second for the broker's restart (a process started on this machine's two cores while the table plays).  A
+    # table held up by the broker would lose at least `timeout_seconds` (1 s) per wait; the run that made the
+    # allowance needed came out 10.5 % slower with no wait at all (1.64 s against 1.49 s, CI on 2026-11-25).
+    assert troubled <= 1.10 * baseline + 0.25, (troubled, baseline)
     records = stored(tmp_path / "troubled")
     assert [r.board for r in records] == list(range(1, BOARDS + 1))
     # the drops are counted and reported, the reconnection happened
