@@ -466,7 +466,6 @@ def test_portable_and_fast_builds_give_the_same_answers():
     import subprocess
     import sys
 
-    from squeeze.engine.dds import _solver
 
     before = _solver.core_variant()
     rng = random.Random(4242)

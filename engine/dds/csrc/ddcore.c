@@ -300,6 +300,15 @@ static inline int third_hand_wins(const DDSolver *S, const Trick *T, int p, uint
     return third_hand_wins_in(S, T, p, w, S->trump & 3);
 }
 
+/* Move ordering by selection: the best remaining move of mv[i..n) to slot i (most nodes cut off at the first move,
+ * so sorting the whole list would be wasted). */
+static inline void pick_best(Move *mv, int i, int n) {
+    int bi = i;
+    for (int j = i + 1; j < n; j++)
+        if (mv[j].w > mv[bi].w) bi = j;
+    if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
+}
+
 /* A table's later leaders (the strain's table already holds the earlier leaders' proofs): at the first two cards of
  * the opening trick (the lead, and second hand's reply to it), each card first gets a search of at most
  * ROOT_PROBE_NODES card nodes, and the first one that proves its side right within that budget cuts off.  A card
@@ -321,10 +330,7 @@ static int root_probe(DDSolver *S, Trick *T, int tleft, int p, int pos, int targ
     int done = 0;
     S->probing = 1;
     for (int i = 0; i < n && !done; i++) {
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (mv[j].w > mv[bi].w) bi = j;
-        if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
+        pick_best(mv, i, n);
         if ((lose >> mv[i].s) & 1u) continue;
         const uint64_t cap = S->st.nodes + ROOT_PROBE_NODES;
         S->node_limit = outer && outer < cap ? outer : cap;
@@ -508,11 +514,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
     }
     n = gen_moves(S, T, p, pos, tleft, mv);
     for (int i = 0; i < n; i++) {
-        /* pick the best remaining move */
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (mv[j].w > mv[bi].w) bi = j;
-        if (bi != i) { Move t = mv[i]; mv[i] = mv[bi]; mv[bi] = t; }
+        pick_best(mv, i, n);
         int s = mv[i].s, r = mv[i].r;
         if (s == fs && r == fr) continue;   /* tried first, from the cache */
         if ((lose >> s) & 1u) continue;   /* loses the trick MAX needs */
