@@ -26,7 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from squeeze.engine.dds_limits import MAX_TT_MIB
@@ -109,7 +109,16 @@ class RobotSettings(_Section):
     dummy_card_style: Literal["dummy", "seat"] = Field(
         "dummy", description="Ready line for dummy's card: 'dummy's card' (most managers) or dummy's seat name.")
     alerts: bool = Field(True, description="Mark our alerted calls 'Alert.'.")
-    explanations: bool = Field(True, description="Send the text that explains a call (after Alert., or Infos.).")
+    explanations: Literal["auto", "on", "off"] = Field(
+        "auto", description="The text explaining our calls: auto (canonical protocol 18, ' Alert. text' after an "
+                            "alerted bid only, until the manager shows it speaks protocol 19), on (every call's "
+                            "explanation, 'Infos.' for unalerted ones), off (none). The logs always carry them.")
+
+    @field_validator("explanations", mode="before")
+    @classmethod
+    def _explanations_from_bool(cls, value: Any) -> Any:
+        # true/false (the flag --explanations/--no-explanations, and TOML files of earlier versions) mean on/off
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
     pacing_ms: float = Field(0.0, ge=0, le=5000, description="Wait before each line we send, ms (30 cured one "
                                                              "manager's barrier race).")
     connect_timeout_seconds: float = Field(30.0, ge=0, description="Keep retrying the first connection this long.")
@@ -144,10 +153,16 @@ class TableManagerSettings(_Section):
     seconds_per_card: float = Field(60.0, gt=0, description="Likewise for one card.")
     board_seconds: float = Field(120.0, gt=0, description="Thinking time per side per board (WCBC: 120; 60 in 2016).")
     time_fate: Literal["warn", "force", "void"] = Field(
-        "force", description="A seat over a limit: warn (log and record only); force (a warning, then after "
-                             "grace_seconds a pass or its lowest legal card); void (a warning, then the board is "
-                             "voided and replayed once, forced the second time).")
-    grace_seconds: float = Field(10.0, ge=0, description="Between the warning and the fate.")
+        "force", description="A seat over a limit: warn (log and record only); force (after grace_seconds, a pass "
+                             "or its lowest legal card); void (after grace_seconds, the board is voided and "
+                             "replayed once, forced the second time). Every overrun is an incident: the log, the "
+                             "PBN, summary.json and the live events.")
+    grace_seconds: float = Field(10.0, ge=0, description="Between the overrun and its fate.")
+    warn_at_table: bool = Field(False, description="Also tell the seat: an 'Error' line for a clock overrun or a "
+                                                   "line the table refused. Off: robots get protocol lines only "
+                                                   "(strict ones drop the table on anything else).")
+    scoring: Literal["IMP", "MP"] = Field("IMP", description="Match type told to protocol-19 seats on the Teams "
+                                                             "line ('. Playing IMP'); protocol-18 seats get none.")
     ready_seconds: float = Field(60.0, gt=0, description="A seat that owes a ready line this long meets its time "
                                                          "fate (force: the table says it for the seat).")
     hold_seconds: float = Field(60.0, ge=0, description="A seat that disconnects is held this long for it to come "
@@ -320,7 +335,9 @@ def load_settings(config_file: Path | str | None = None, preset: str | None = No
             return (init_settings, env_settings, InitSettingsSource(settings_cls, file_layer),
                     InitSettingsSource(settings_cls, preset_layer))
 
-    return Settings.model_validate(_Layered(**overrides).model_dump())
+    # Only what a layer set is passed on, so each section's ``model_fields_set`` says which keys were set (a command
+    # that cannot honour a key refuses it instead of ignoring it: ``squeeze match`` and ``[tm] rooms``).
+    return Settings.model_validate(_Layered(**overrides).model_dump(exclude_unset=True))
 
 
 def engine_params(settings: Settings | EngineSettings) -> PlayerParams:

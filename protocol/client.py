@@ -44,6 +44,7 @@ from . import messages as m
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt
 
 __all__ = [
+    "EXPLANATION_MODES",
     "ClientPhase",
     "ClientMachine",
     "ClientEvent",
@@ -67,7 +68,10 @@ __all__ = [
 ]
 
 #: Bumped whenever the snapshot layout changes, so that an old snapshot is refused rather than misread.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+
+#: What ``ClientMachine(explanations=...)`` accepts (see its doc).
+EXPLANATION_MODES = ("auto", "on", "off")
 
 #: Cards in a deal; the play ends after the 52nd (no claims in protocol 18: every card is played, edge case 23).
 CARDS_PER_BOARD = 52
@@ -247,8 +251,12 @@ class ClientMachine:
         passout_ready_for_deal: after a passed-out board, send ``ready for deal`` at once (the spec's flow) instead
             of waiting for ``Start of board`` (what table managers actually do).
         send_alerts: mark our alerted calls ``Alert.``; ``False`` sends them unalerted (for TMs that mangle alerts).
-        send_explanations: send the text explaining a call (after ``Alert.``, or as ``Infos.`` for an unalerted
-            one); ``False`` strips it (a manager crashed on ``West passes Infos. ...``, research note section 7).
+        explanations: the text explaining our calls. ``"auto"``: canonical protocol 18 (`` Alert. text`` after an
+            alerted bid, nothing after a pass, double or redouble, no ``Infos.``) until the manager shows it speaks
+            protocol 19 (``Playing IMP|MP`` on its Teams line, or a room on its Board line), then every
+            explanation; ``"on"``: every explanation whatever the manager (``Infos.`` for an unalerted call);
+            ``"off"``: none (a bare `` Alert.`` marks an alerted bid). A protocol-18 manager that matches calls
+            exactly drops the table on ``West passes Infos. ...`` (research note 1.6, 1.12).
         format_options: dialect choices for the lines we send.
     """
 
@@ -262,11 +270,13 @@ class ClientMachine:
         dummy_card_style: str = "dummy",
         passout_ready_for_deal: bool = False,
         send_alerts: bool = True,
-        send_explanations: bool = True,
+        explanations: str = "auto",
         format_options: m.FormatOptions = m.DEFAULT_FORMAT,
     ) -> None:
         if dummy_card_style not in ("dummy", "seat"):
             raise ValueError(f"dummy_card_style must be 'dummy' or 'seat', not {dummy_card_style!r}")
+        if explanations not in EXPLANATION_MODES:
+            raise ValueError(f"explanations must be one of {', '.join(EXPLANATION_MODES)}, not {explanations!r}")
         # Validate team/version/info now (a bad team name is the caller's error, reported as ValueError).
         self._connect_msg = m.Connect(team=team, seat=seat, version=version, info=info)
         self.team: str = self._connect_msg.team
@@ -275,7 +285,9 @@ class ClientMachine:
         self.dummy_card_style = dummy_card_style
         self.passout_ready_for_deal = passout_ready_for_deal
         self.send_alerts = send_alerts
-        self.send_explanations = send_explanations
+        self.explanations = explanations
+        #: The protocol version the manager has shown it speaks: 18 until a line of protocol 19 arrives.
+        self.peer_version = m.PROTOCOL_VERSION
         self.format_options = format_options
         self.phase = ClientPhase.IDLE
         self.teams: Optional[tuple[str, str]] = None
@@ -458,6 +470,8 @@ class ClientMachine:
 
     def _on_teams(self, msg: m.Teams, line: Any) -> list[ClientEvent]:
         event = TeamsAnnounced(ns=msg.ns, ew=msg.ew, scoring=msg.scoring)
+        if msg.scoring is not None:
+            self.peer_version = max(self.peer_version, m.PROTOCOL_19)
         if self.phase == ClientPhase.AWAIT_TEAMS:
             self.teams = (msg.ns, msg.ew)
             self._send(m.ReadyToStart(seat=self.seat))
@@ -481,6 +495,8 @@ class ClientMachine:
         if self.phase != ClientPhase.AWAIT_DEAL_INFO:
             raise self._unexpected(line)
         self.board, self.dealer, self.vul = msg.board, msg.dealer, msg.vul
+        if msg.room is not None:
+            self.peer_version = max(self.peer_version, m.PROTOCOL_19)
         self._deal_ready_sent = False
         self._send(m.ReadyForCards(seat=self.seat))
         self.phase = ClientPhase.AWAIT_CARDS
@@ -631,9 +647,12 @@ class ClientMachine:
             auction = self.auction.then(c)
         if not self.send_alerts:
             alert = False
-        if not self.send_explanations:
+        if self.explanations == "off":
             explanation = ""
-        self._send(m.CallMade(seat=self.seat, call=c, alert=alert, explanation=explanation))
+        made = m.CallMade(seat=self.seat, call=c, alert=alert, explanation=explanation)
+        if self.explanations == "auto":
+            made = made.for_version(self.peer_version)
+        self._send(made)
         self.auction = auction
         self._next_in_auction(self._events)
 
@@ -773,7 +792,8 @@ class ClientMachine:
             "dummy_card_style": self.dummy_card_style,
             "passout_ready_for_deal": self.passout_ready_for_deal,
             "send_alerts": self.send_alerts,
-            "send_explanations": self.send_explanations,
+            "explanations": self.explanations,
+            "peer_version": self.peer_version,
             "format_options": self.format_options.model_dump(),
             "phase": self.phase.value,
             "teams": list(self.teams) if self.teams else None,
@@ -805,9 +825,9 @@ class ClientMachine:
                 snapshot["team"], None if req is None else Seat(req), version=snapshot["protocol_version"],
                 info=snapshot["info"], dummy_card_style=snapshot["dummy_card_style"],
                 passout_ready_for_deal=snapshot["passout_ready_for_deal"], send_alerts=snapshot["send_alerts"],
-                send_explanations=snapshot.get("send_explanations", snapshot["send_alerts"]),
-                format_options=m.FormatOptions(**snapshot["format_options"]),
+                explanations=snapshot["explanations"], format_options=m.FormatOptions(**snapshot["format_options"]),
             )
+            mc.peer_version = int(snapshot["peer_version"])
             mc.seat = None if snapshot["seat"] is None else Seat(snapshot["seat"])
             mc.phase = ClientPhase(snapshot["phase"])
             mc.teams = tuple(snapshot["teams"]) if snapshot["teams"] else None

@@ -31,6 +31,7 @@ from .errors import RemoteProtocolError, excerpt
 __all__ = [
     "MAX_LINE_LENGTH",
     "PROTOCOL_VERSION",
+    "PROTOCOL_19",
     "FormatOptions",
     "Message",
     "Connect",
@@ -72,6 +73,11 @@ MAX_LINE_LENGTH = 8192
 
 #: The protocol version this implementation speaks and sends in ``Connecting`` lines.
 PROTOCOL_VERSION = 18
+
+#: The first version with the extensions of JobScheffers' hosts (research note 1.12): ``. Playing IMP`` on the Teams
+#: line, `` Open room.`` on the Board line, ``Infos.`` and alert text after any call. A protocol-18 peer is sent
+#: none of them: strict implementations match each line exactly and drop the connection on anything extra.
+PROTOCOL_19 = 19
 
 #: Board numbers come from the table manager's PBN file and are not 1..n, but they are small positive integers.
 #: Six digits bound them far beyond any real event and keep ``int()`` away from Python's 4300-digit limit on a
@@ -340,6 +346,16 @@ class CallMade(Message):
     def without_alert(self) -> "CallMade":
         """The same call with no alert and no explanation (what the bidder's partner receives)."""
         if not self.alert and not self.explanation:
+            return self
+        return CallMade(seat=self.seat, call=self.call)
+
+    def for_version(self, version: int) -> "CallMade":
+        """The call as a peer speaking ``version`` may receive it. Protocol 18 defines `` Alert. [explanation]``
+        after a bid only: a pass, double or redouble goes bare, and an explanation of an unalerted call
+        (``Infos.``, protocol 19) is dropped; from protocol 19 on, the call is unchanged."""
+        if version >= PROTOCOL_19 or (not self.alert and not self.explanation):
+            return self
+        if self.alert and self.call.is_bid:
             return self
         return CallMade(seat=self.seat, call=self.call)
 

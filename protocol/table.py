@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Hashable, Iterable, NamedTuple, Optional, Union
+from typing import Callable, Hashable, Iterable, Literal, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
@@ -168,7 +168,11 @@ class TableOptions(BaseModel):
         reply is what section 7 asks for). ``Illegal bid``/``Illegal card`` are always sent.
     explain_illegal: append the reason to those (``Illegal bid. 1C is insufficient after 1NT``). Off by default:
         the spec's bare text is what foreign robots may match; our own client reads either.
+    scoring: the match type a seat that connected with protocol 19 is told on the Teams line (``. Playing IMP``).
     format: dialect choices for the lines we send (final full stop of the Board line, ...).
+
+    A refused ``Connecting`` line is always answered with its reason before the connection closes. Each seat is
+    sent the protocol it announced: a protocol-18 seat never gets a line of protocol 19 (``m.PROTOCOL_19``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -177,6 +181,7 @@ class TableOptions(BaseModel):
     relay_alerts: bool = True
     error_replies: bool = True
     explain_illegal: bool = False
+    scoring: Literal["IMP", "MP"] = "IMP"
     format: m.FormatOptions = m.DEFAULT_FORMAT
 
 
@@ -411,7 +416,7 @@ class TableMachine:
     def _error(
         self, text: str, sender: Hashable, line: object, *, reply: Optional[m.Message] = None, fatal: bool = False
     ) -> RemoteProtocolError:
-        if reply is None and self.options.error_replies:
+        if reply is None and (self.options.error_replies or fatal):
             reply = m.ErrorMessage(reason=text[:MAX_ERROR_REPLY_CHARS])
         return RemoteProtocolError(
             text, line=line if isinstance(line, (str, bytes)) else None,
@@ -699,7 +704,8 @@ class TableMachine:
             if kind in ("bid", "card") and self._pending is None:
                 return
             if kind == "teams":
-                self._send_many(out, Seat, m.Teams(ns=self.teams[0], ew=self.teams[1]))
+                teams = m.Teams(ns=self.teams[0], ew=self.teams[1])
+                self._send_by_version(out, Seat, teams, teams.model_copy(update={"scoring": self.options.scoring}))
                 self.phase = TablePhase.READY_TO_START
                 self._open(_Gate("start", None, None, ALL_SEATS))
             elif kind == "start":
@@ -707,8 +713,8 @@ class TableMachine:
                 self._next_board(out)
             elif kind == "deal":
                 b = self.board
-                info = m.BoardInfo(board=b.board, dealer=b.dealer, vul=b.vul, room=_room(b.room))
-                self._send_many(out, Seat, info)
+                info = m.BoardInfo(board=b.board, dealer=b.dealer, vul=b.vul)
+                self._send_by_version(out, Seat, info, info.model_copy(update={"room": _room(b.room)}))
                 self._open(_Gate("cards", None, None, ALL_SEATS))
             elif kind == "cards":
                 for s in Seat:
@@ -754,9 +760,8 @@ class TableMachine:
         if full is bare:
             self._send_many(out, [s for s in Seat if s != seat], bare)
         else:
-            for s in Seat:
-                if s != seat:
-                    self._send(out, s, bare if s == seat.partner else full)
+            self._send(out, seat.partner, bare)
+            self._send_by_version(out, (seat.lho, seat.rho), full.for_version(m.PROTOCOL_VERSION), full)
         nxt = self._lookahead[0] if self._lookahead is not None else None
         if not auction.is_complete:
             self._open(nxt or self._bid_gate(auction))
@@ -862,6 +867,16 @@ class TableMachine:
         for seat in seats:
             out.append(Outbound(seat, line))
             self._unanswered[seat].append(line)
+
+    def _send_by_version(self, out: list[Outbound], seats: Iterable[Seat], msg18: m.Message,
+                         msg19: m.Message) -> None:
+        """``msg19`` to the seats that connected with protocol 19 or later, ``msg18`` to the others."""
+        v19 = [s for s in seats if self._seats[s] is not None and self._seats[s].version >= m.PROTOCOL_19]
+        if msg19 is msg18 or msg19 == msg18 or not v19:
+            self._send_many(out, seats, msg18)
+            return
+        self._send_many(out, [s for s in seats if s not in v19], msg18)
+        self._send_many(out, v19, msg19)
 
     def _send(self, out: list[Outbound], seat: Seat, msg: m.Message) -> None:
         line = msg._text(self._fmt) + "\r\n"

@@ -70,7 +70,7 @@ class AgentOptions:
     protocol_version: int = m.PROTOCOL_VERSION
     dummy_card_style: str = "dummy"
     send_alerts: bool = True
-    send_explanations: bool = True
+    explanations: str = "auto"  #: ``ClientMachine``'s: ``auto`` (as the manager's protocol allows), ``on``, ``off``
     pacing_s: float = 0.0  #: wait before each line we send (managers that mishandle glued lines)
     connect_timeout_s: float = 30.0  #: keep retrying the first connection this long
     reconnect_backoff_s: float = 2.0  #: longest wait between connection attempts
@@ -118,7 +118,7 @@ class SeatAgent:
         self.machine = ClientMachine(
             options.team, options.seat, version=options.protocol_version,
             dummy_card_style=options.dummy_card_style, send_alerts=options.send_alerts,
-            send_explanations=options.send_explanations,
+            explanations=options.explanations,
         )
         self.clock = _Clock(options.board_seconds)
         self.decisions: list[dict] = []  # every decision's record (kind, value, seconds, budget, fallback ...)
@@ -423,7 +423,7 @@ def options_from_settings(settings, *, transcript: Optional[Path] = None) -> Age
     return AgentOptions(
         host=r.host, port=r.port, seat=None if r.seat == "ANY" else Seat.parse(r.seat), team=r.team,
         protocol_version=r.protocol_version, dummy_card_style=r.dummy_card_style, send_alerts=r.alerts,
-        send_explanations=r.explanations, pacing_s=r.pacing_ms / 1000, connect_timeout_s=r.connect_timeout_seconds,
+        explanations=r.explanations, pacing_s=r.pacing_ms / 1000, connect_timeout_s=r.connect_timeout_seconds,
         reconnect_backoff_s=r.reconnect_seconds, max_reconnects=r.max_reconnects,
         silence_timeout_s=r.silence_timeout_seconds, seconds_per_call=e.seconds_per_call,
         seconds_per_card=e.seconds_per_card, board_seconds=r.board_seconds,

@@ -91,7 +91,8 @@ _ROBOT_FLAGS: dict[str, Any] = {
     "alerts": Annotated[Optional[bool], typer.Option("--alerts/--no-alerts", help="Mark alerted calls.",
                                                      show_default=False)],
     "explanations": Annotated[Optional[bool], typer.Option(
-        "--explanations/--no-explanations", help="Send the text explaining our calls.", show_default=False)],
+        "--explanations/--no-explanations", help="Send every call's explanation, Infos. included (on), or none "
+        "(off). Default: auto, as the manager's protocol allows (18: alerted bids only).", show_default=False)],
     "silence_timeout_seconds": Annotated[Optional[float], typer.Option(
         "--silence-timeout", help="Seconds of silence from the manager before giving up.")],
     "max_reconnects": Annotated[Optional[int], typer.Option("--max-reconnects", help="Dropped connections reopened.")],
@@ -675,8 +676,9 @@ def match_cmd(
     configure_logging(settings.log.level, "json", stream=log_file)
     try:
         with view.live():
+            tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set}
             result = asyncio.run(run_match(mt.boards, team_a, team_b, Path(mt.out), seed=mt.seed, resume=resume,
-                                           max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
+                                           tm_settings=tm, max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
                                            mqtt=_mqtt_settings(settings, mqtt, embedded_ok=True),
                                            on_progress=view.update))
     except (RunError, ValueError) as exc:

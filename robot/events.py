@@ -23,6 +23,8 @@ deal      0              deal (PBN), dealer, vul - only after the board (or ``de
 result    1              contract, declarer, tricks, score_ns, record (``BoardRecord.to_dict()``: notes, times)
 summary   0     yes      boards, score_ns (total), results [{board, contract, declarer, tricks, score_ns, imps}],
                          compared, imps (two rooms: team a's IMPs over the boards both rooms finished)
+incident  1              incident (clock, forced, void, restart, ...), detail - what the director must know (a
+                         clock overrun, a line made by the table, a voided board); never sent to the robots
 ========= ===== ======== =========================================================================================
 
 Common fields: ``schema`` (``EVENT_SCHEMA``; a reader refuses any other), ``kind``, ``event``, ``table``,
@@ -56,7 +58,7 @@ from squeeze.engine.scoring import imps
 
 __all__ = [
     "EVENT_SCHEMA", "KINDS", "EventError", "Event", "BoardEvent", "CallEvent", "CardEvent", "TrickEvent",
-    "DealEvent", "ResultEvent", "SummaryEvent", "SummaryRow", "parse_event", "topic_segment", "table_id",
+    "DealEvent", "ResultEvent", "SummaryEvent", "IncidentEvent", "SummaryRow", "parse_event", "topic_segment", "table_id",
     "parse_mqtt_url", "board_event", "deal_event", "call_event", "card_event", "trick_event", "result_event",
     "summary_event", "board_events", "TableFeed", "EventPublisher", "PublisherStats", "EmbeddedBroker",
     "subscribe",
@@ -67,7 +69,7 @@ _log = structlog.get_logger("squeeze.events")
 #: Version of the payloads; bumped whenever a field changes meaning or goes away, so an old watcher refuses a newer
 #: payload instead of misreading it.
 EVENT_SCHEMA = 1
-KINDS = ("board", "call", "card", "trick", "deal", "result", "summary")
+KINDS = ("board", "call", "card", "trick", "deal", "result", "summary", "incident")
 
 _SeatLetter = Literal["N", "E", "S", "W"]
 _VulText = Literal["None", "NS", "EW", "All"]
@@ -90,7 +92,7 @@ class _Event(BaseModel):
     @property
     def qos(self) -> int:
         """1 for what must arrive (results); 0 for the stream a late watcher can do without."""
-        return 1 if self.kind == "result" else 0  # type: ignore[attr-defined]
+        return 1 if self.kind in ("result", "incident") else 0  # type: ignore[attr-defined]
 
     @property
     def retain(self) -> bool:
@@ -232,7 +234,13 @@ class SummaryEvent(_Event):
     imps: Optional[int] = None
 
 
-Event = Union[BoardEvent, CallEvent, CardEvent, TrickEvent, DealEvent, ResultEvent, SummaryEvent]
+class IncidentEvent(_Event):
+    kind: Literal["incident"] = "incident"
+    incident: str = Field(min_length=1, max_length=40)
+    detail: str = Field(max_length=2000)
+
+
+Event = Union[BoardEvent, CallEvent, CardEvent, TrickEvent, DealEvent, ResultEvent, SummaryEvent, IncidentEvent]
 _EVENT = TypeAdapter(Annotated[Event, Field(discriminator="kind")])
 
 
@@ -456,6 +464,11 @@ class TableFeed:
         self.publisher.publish(result_event(self.event, self.table, record))
         self.publisher.publish(summary_event(self.event, self.table, self.records, other=other))
         self._board = None
+
+    def incident(self, board: int, kind: str, detail: str) -> None:
+        """Something the director must know of: a clock overrun, a line the table made, a voided board."""
+        self.publisher.publish(IncidentEvent(event=self.event, table=self.table, board=board, incident=kind,
+                                             detail=detail))
 
     def _current(self) -> int:
         if self._board is None:

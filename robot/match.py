@@ -44,9 +44,11 @@ from .tm.plan import ROOMS, MatchSpec
 from .tm.run import prepare_run, start_publisher
 from .tm.server import TableManager
 
-__all__ = ["TeamSpec", "MatchResult", "run_match", "match_summary", "MATCH_NAME"]
+__all__ = ["TeamSpec", "MatchResult", "run_match", "match_summary", "MATCH_NAME", "MATCH_OWNS"]
 
 MATCH_NAME = "match"
+#: ``[tm]`` keys a match sets itself (from ``[match]``): a settings file that sets them is refused, not ignored.
+MATCH_OWNS = frozenset({"boards", "board_range", "seed", "rooms", "match_file", "results_dir"})
 _log = structlog.get_logger("squeeze.match")
 
 
@@ -68,8 +70,10 @@ class TeamSpec:
             return shlex.split(self.command.format(host=host, port=port, seat=seat.letter, team=self.name))
         where = ["--config", self.config] if self.config and self.config.endswith(".toml") else \
             ["--preset", self.config or "default"]
+        # Explanations on: our table manager takes them, keeps them in the records and passes on to each seat only
+        # what its protocol allows.
         return [sys.executable, "-m", "squeeze.robot.cli", "seat", "--host", host, "--port", str(port),
-                "--seat", seat.letter, "--team", self.name, *where]
+                "--seat", seat.letter, "--team", self.name, "--explanations", *where]
 
 
 @dataclass
@@ -165,15 +169,19 @@ async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path |
     out = Path(out)
     if team_a.name == team_b.name:
         raise ValueError(f"the two teams need different names, both are {team_a.name!r}")
-    settings = TableManagerSettings(**{"port": 0, "results_dir": out, "boards": boards, "seed": seed, "rooms": 2,
-                                       "end_pause_seconds": 0.1, **(tm_settings or {})})
+    clash = sorted(set(tm_settings or {}) & MATCH_OWNS)
+    if clash:
+        raise ValueError(f"[tm] {', '.join(clash)} cannot apply to a match: its boards, seed, rooms and folder are "
+                         "the match's own ([match] boards, seed, out; a board file is [tm] boards_file)")
+    settings = TableManagerSettings(**{"port": 0, "end_pause_seconds": 0.1, **(tm_settings or {}),
+                                       "results_dir": out, "boards": boards, "seed": seed, "rooms": 2})
     publisher = await start_publisher(mqtt)  # first: a broker that cannot start stops the match before any file
     store, _ = prepare_run(settings, resume=resume)
     (out / "logs").mkdir(exist_ok=True)
     manager = TableManager(settings, store, [MatchSpec(MATCH_NAME, (team_a.name, team_b.name), 2)],
                            publisher=publisher, deal_delay_seconds=None if mqtt is None else mqtt.deal_delay_seconds)
     port = await manager.start()
-    host = "127.0.0.1"
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     robots = [_Robot(t, s, argv, out / "logs" / f"{t.name}-{s.letter}.log")
               for t in (team_a, team_b) for s in Seat if (argv := t.argv(host, port, s)) is not None]
     problems: list[str] = []

@@ -33,7 +33,8 @@ from squeeze.engine.cards import BridgeError, Deal, Seat, Suit, dealer_for_board
 from squeeze.config.settings import MqttSettings
 
 from .events import (
-    BoardEvent, CallEvent, CardEvent, DealEvent, Event, ResultEvent, SummaryEvent, TrickEvent, subscribe,
+    BoardEvent, CallEvent, CardEvent, DealEvent, Event, IncidentEvent, ResultEvent, SummaryEvent, TrickEvent,
+    subscribe,
 )
 
 __all__ = ["TableView", "WatchState", "render", "render_table", "contract_text", "WebServer", "page_html",
@@ -71,6 +72,7 @@ class TableView:
     deal: Optional[str] = None
     result: Optional[ResultEvent] = None
     summary: Optional[SummaryEvent] = None
+    incidents: list[IncidentEvent] = field(default_factory=list)  #: the director's: clock overruns, forced lines
     last_seq: int = 0
     gaps: int = 0  #: events never seen (dropped by the publisher, or lost at QoS 0)
     updated: float = 0.0  #: monotonic time of the last change
@@ -88,6 +90,10 @@ class TableView:
             self.gaps += ev.seq - self.last_seq - 1
         if ev.seq:
             self.last_seq = ev.seq
+        if isinstance(ev, IncidentEvent):  # (of a board that may be over: it never starts one)
+            self.incidents = (self.incidents + [ev])[-20:]
+            self.updated = time.monotonic()
+            return True
         if isinstance(ev, SummaryEvent):  # retained: it may be older than the board in progress
             self.summary = ev
             self.updated = time.monotonic()
@@ -280,6 +286,8 @@ def render_table(v: TableView) -> Panel:
         s = v.summary
         lines.append(f"Table: {s.boards} boards, NS {s.score_ns:+d}"
                      + (f", IMPs {s.imps:+d} over {s.compared}" if s.imps is not None else "") + "\n")
+    for inc in v.incidents[-3:]:
+        lines.append(f"board {inc.board}, {inc.incident}: {inc.detail}\n", style="red")
     if v.gaps:
         lines.append(f"{v.gaps} events missed\n", style="yellow")
     parts: list[RenderableType] = [_diagram(v), auction]

@@ -12,6 +12,7 @@ import pytest
 from squeeze.engine.pbn import read_pbn
 from squeeze.engine.scoring import imps
 from squeeze.robot.match import MATCH_NAME, TeamSpec, run_match
+from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 
 
 def _rooms(games):
@@ -27,10 +28,19 @@ def test_a_two_board_match_end_to_end(tmp_path):
     # team B is "another program": any command launched per seat (here our own robot, spelled as a user would)
     other = f"{sys.executable} -m squeeze.robot.cli seat --host {{host}} --port {{port}} --seat {{seat}} " \
             "--team {team} --preset fast"
+    # the settings file's [tm] reaches the match's table manager ([match] too): a slow opponent needs looser clocks
+    config = tmp_path / "loose.toml"
+    config.write_text('[tm]\nboard_seconds = 3600\ntime_fate = "warn"\n[match]\nstall_seconds = 900\n')
     r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "2", "--a", "fast",
-                        "--b-cmd", other, "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out)],
+                        "--b-cmd", other, "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out),
+                        "--config", str(config)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+    store = ResultsStore(out / STORE_FILE, create=False)
+    stored = store.settings()
+    records = [row.record for row in store.results()]
+    store.close()
+    assert stored["board_seconds"] == 3600 and stored["time_fate"] == "warn" and stored["rooms"] == 2
     summary = json.loads((out / "summary.json").read_text())
     text = (out / "boards.pbn").read_text()
     result = read_pbn(text, strict=True)
@@ -54,6 +64,17 @@ def test_a_two_board_match_end_to_end(tmp_path):
     assert len(boards) == 4 and {str(b.deal.to_pbn()) for b in boards} == \
         {g.record.deal.to_pbn() for g in result.games}
     assert "Alpha" in (out / f"{MATCH_NAME}.lin").read_text()
+    # our robots explain every call to our table manager, which keeps the explanations in the records
+    ours = [n for r in records for i, n in enumerate(r.call_notes) if r.players.get(r.auction.seat_of(i)) == "Alpha"]
+    assert ours and sum(1 for n in ours if n.explanation) > len(ours) / 2
+
+
+def test_a_tm_key_that_a_match_sets_itself_is_refused_not_ignored(tmp_path):
+    config = tmp_path / "clash.toml"
+    config.write_text("[tm]\nrooms = 1\nseed = 5\n")
+    r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "1", "--out",
+                        str(tmp_path / "m"), "--config", str(config)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "[tm] rooms, seed cannot apply to a match" in r.stderr, r.stdout + r.stderr
 
 
 @pytest.mark.slow

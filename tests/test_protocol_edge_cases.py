@@ -285,18 +285,37 @@ def test_edge_12_readies_and_call_in_any_order():
         assert sorted(o.seat for o in out) == [N, E, W] and {o.line for o in out} == {"South bids 1NT\r\n"}
 
 
-@pytest.mark.parametrize("line, relayed", [
-    ("SOUTH BIDS 1n.", "South bids 1NT"),
-    ("south bids 1NT Alert.", "South bids 1NT Alert."),
-    ("South bids 1NT Alert.15-17", "South bids 1NT Alert. 15-17"),
-    ("South bids 1NT.Infos.15-17 HCP", "South bids 1NT Infos. 15-17 HCP"),
-    ("South bids 1NT Rescue.", "South bids 1NT Infos. Rescue."),
-    ("South passes.", "South passes"),
+@pytest.mark.parametrize("line, relayed18, relayed19", [
+    ("SOUTH BIDS 1n.", "South bids 1NT", "South bids 1NT"),
+    ("south bids 1NT Alert.", "South bids 1NT Alert.", "South bids 1NT Alert."),
+    ("South bids 1NT Alert.15-17", "South bids 1NT Alert. 15-17", "South bids 1NT Alert. 15-17"),
+    ("South bids 1NT.Infos.15-17 HCP", "South bids 1NT", "South bids 1NT Infos. 15-17 HCP"),
+    ("South bids 1NT Rescue.", "South bids 1NT", "South bids 1NT Infos. Rescue."),
+    ("South passes.", "South passes", "South passes"),
+    ("South passes Alert. Forcing", "South passes", "South passes Alert. Forcing"),
 ])
-def test_edge_13_call_variants(line, relayed):
-    t, _ = table_at("auction")
+def test_edge_13_call_variants(line, relayed18, relayed19):
+    # West announced protocol 19, East 18: each opponent gets what its protocol has; partner never the alert.
+    t, _ = table_at("auction", versions={W: 19})
     out = run_calls(t, [(S, line)])
-    assert lines_for(out, W) == [relayed]
+    assert lines_for(out, W) == [relayed19]
+    assert lines_for(out, E) == [relayed18]
+    assert lines_for(out, N) == [relayed18.split(" Alert.")[0]]
+
+
+def test_protocol_19_seats_alone_hear_the_match_type_and_the_room():
+    t, _ = table_at("seated", boards=[board(room="Open")], versions={N: 19, S: 19})
+    out = []
+    for s in Seat:
+        out += t.receive(s, f"{name(s)} ready for teams")
+    assert lines_for(out, N) == ['Teams : N/S : "RoboA" E/W : "RoboB". Playing IMP']
+    assert lines_for(out, E) == ['Teams : N/S : "RoboA" E/W : "RoboB"']
+    for s in Seat:
+        out = t.receive(s, f"{name(s)} ready to start")
+    for s in Seat:
+        out = t.receive(s, f"{name(s)} ready for deal")
+    assert lines_for(out, S)[0].endswith(" Open room.")
+    assert not lines_for(out, W)[0].endswith("room.")
 
 
 def test_edge_14_alert_only_to_opponents():

@@ -298,14 +298,54 @@ def test_each_clients_seat_view_is_what_that_seat_sees_of_the_tables_play():
 
 
 @pytest.mark.parametrize("alerts,explanations,line", [
-    (True, True, "South bids 1NT Alert. 15-17"),
-    (True, False, "South bids 1NT Alert."),
-    (False, True, "South bids 1NT Infos. 15-17"),
-    (False, False, "South bids 1NT"),
+    (True, "on", "South bids 1NT Alert. 15-17"),
+    (True, "off", "South bids 1NT Alert."),
+    (False, "on", "South bids 1NT Infos. 15-17"),
+    (False, "off", "South bids 1NT"),
+    (True, "auto", "South bids 1NT Alert. 15-17"),  # protocol 18 defines the alert text after a bid
+    (False, "auto", "South bids 1NT"),  # ... but not Infos.
 ])
 def test_alerts_and_explanations_are_separate_switches(alerts, explanations, line):
-    c = client_at("auction", seat=Seat.SOUTH, send_alerts=alerts, send_explanations=explanations)
+    c = client_at("auction", seat=Seat.SOUTH, send_alerts=alerts, explanations=explanations)
     drain(c)
     c.send_call(Call.parse("1N"), alert=True, explanation="15-17")
     assert drain(c)[0] == line
-    assert ClientMachine.restore(c.snapshot()).send_explanations is explanations
+    assert ClientMachine.restore(c.snapshot()).explanations == explanations
+
+
+# What each mode sends for a call with an explanation, at a protocol-18 manager and at one that has shown protocol
+# 19 on its Teams line: (call, alert) -> line at 18, line at 19.
+_AUTO_LINES = [
+    ("1N", True, "South bids 1NT Alert. 15-17", "South bids 1NT Alert. 15-17"),
+    ("1N", False, "South bids 1NT", "South bids 1NT Infos. 15-17"),
+    ("P", False, "South passes", "South passes Infos. 15-17"),
+    ("P", True, "South passes", "South passes Alert. 15-17"),
+]
+
+
+@pytest.mark.parametrize("call,alert,at18,at19", _AUTO_LINES)
+def test_auto_explanations_follow_the_managers_protocol(call, alert, at18, at19):
+    for tail, expected in (("", at18), (". Playing IMP", at19)):
+        c = client_at("auction", seat=Seat.SOUTH, teams_tail=tail)  # the default mode is auto
+        assert c.explanations == "auto"
+        drain(c)
+        c.send_call(Call.parse(call), alert=alert, explanation="15-17")
+        assert drain(c)[0] == expected
+
+
+def test_a_room_on_the_board_line_shows_protocol_19_too():
+    c = client_at("board", seat=Seat.SOUTH)
+    assert c.peer_version == 18
+    c2 = ClientMachine(TEAM[Seat.SOUTH], Seat.SOUTH)
+    c2.connect()
+    c2.receive_line('South ("RoboA") seated')
+    c2.receive_line('Teams : N/S : "RoboA" E/W : "RoboB"')
+    c2.receive_line("Start of board")
+    c2.receive_line("Board number 3. Dealer South. E/W vulnerable. Open room.")
+    assert c2.peer_version == 19
+    assert ClientMachine.restore(c2.snapshot()).peer_version == 19
+
+
+def test_an_unknown_explanations_mode_is_refused():
+    with pytest.raises(ValueError, match="explanations must be one of auto, on, off"):
+        ClientMachine("RoboA", Seat.NORTH, explanations="sometimes")

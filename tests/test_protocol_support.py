@@ -24,17 +24,19 @@ def lines_for(out, seat):
     return [o.line.rstrip("\r\n") for o in out if o.seat == seat]
 
 
-def connect_all(table):
+def connect_all(table, versions=None):
+    """Seat four clients (``versions``: the protocol each announces, 18 unless given)."""
     out = []
     for s in Seat:
-        out += table.receive(s, f'Connecting "{TEAM[s]}" as {name(s)} using protocol version 18')
+        v = (versions or {}).get(s, 18)
+        out += table.receive(s, f'Connecting "{TEAM[s]}" as {name(s)} using protocol version {v}')
     return out
 
 
-def table_at(stage, boards=None, **kw):
+def table_at(stage, boards=None, versions=None, **kw):
     """A TableMachine brought by real lines to ``stage``: 'seated', 'start' (Start of board sent), 'auction'."""
     t = TableMachine([board()] if boards is None else boards, **kw)
-    out = connect_all(t)
+    out = connect_all(t, versions)
     if stage == "seated":
         return t, out
     for s in Seat:
@@ -59,14 +61,15 @@ def feed(table, script):
     return out
 
 
-def client_at(stage, seat=Seat.SOUTH, deal=DEAL, dealer=Seat.SOUTH, vul=Vul.EW, **kw):
-    """A ClientMachine brought by real TM lines to ``stage``: 'seated', 'start', 'board', 'auction'."""
+def client_at(stage, seat=Seat.SOUTH, deal=DEAL, dealer=Seat.SOUTH, vul=Vul.EW, teams_tail="", **kw):
+    """A ClientMachine brought by real TM lines to ``stage``: 'seated', 'start', 'board', 'auction'
+    (``teams_tail``: what follows the Teams line's names, e.g. protocol 19's ``. Playing IMP``)."""
     c = ClientMachine(TEAM[seat], seat, **kw)
     c.connect()
     c.receive_line(f'{name(seat)} ("{TEAM[seat]}") seated')
     if stage == "seated":
         return c
-    c.receive_line('Teams : N/S : "RoboA" E/W : "RoboB"')
+    c.receive_line('Teams : N/S : "RoboA" E/W : "RoboB"' + teams_tail)
     if stage == "start":
         return c
     c.receive_line("Start of board")

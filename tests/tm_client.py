@@ -84,7 +84,7 @@ class ScriptedClient:
 
     def _new_machine(self) -> ClientMachine:
         style = "seat" if self.dialect == "js" else "dummy"
-        return ClientMachine(self.team, self.requested, dummy_card_style=style, send_explanations=False)
+        return ClientMachine(self.team, self.requested, dummy_card_style=style, explanations="off")
 
     @property
     def seat(self) -> Optional[Seat]:

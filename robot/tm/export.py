@@ -97,14 +97,16 @@ def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
     out = Path(folder)
     rows = write_boards(store, out)
     voids: dict[str, int] = {}
-    for match, _room, _board, kind, _detail in store.incidents():
+    incidents: dict[str, list[dict]] = {}
+    for match, room, board, kind, detail in store.incidents():
         if kind == "void":
             voids[match] = voids.get(match, 0) + 1
+        incidents.setdefault(match, []).append({"room": room, "board": board, "kind": kind, "detail": detail})
     summary: dict = {"boards": len(rows), "matches": {}}
     for mt in store.matches():
         mine = [r for r in rows if r.match == mt.name]
         entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
-                       "boards": {}}
+                       "incidents": incidents.get(mt.name, []), "boards": {}}
         for r in mine:
             entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
         if mt.rooms == 2:

@@ -77,6 +77,11 @@ def prepare_run(settings: TableManagerSettings, *, resume: bool) -> tuple[Result
         except StoreError as exc:
             store.close()
             raise RunError(str(exc)) from None
+    try:
+        store.set_settings(settings.model_dump(mode="json"))
+    except StoreError as exc:
+        store.close()
+        raise RunError(str(exc)) from None
     return store, matches
 
 

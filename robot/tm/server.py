@@ -20,10 +20,11 @@ move on past a board that is in no store.
 Clocks. Every tick the server looks at what each table waits for (``TableMachine.waiting_for``): a seat whose call
 or card takes longer than ``seconds_per_call``/``seconds_per_card``, whose side's thinking time on the board passes
 ``board_seconds``, or that owes a ready line for ``ready_seconds``, meets ``time_fate``: ``warn`` logs and records it;
-``force`` sends an ``Error`` line warning the seat, then after ``grace_seconds`` the table makes the line itself
-(``TableMachine.act_for``: a pass, the lowest legal card, or the ready line); ``void`` warns, then voids the board and
-plays it again from the start (once; a second overrun of that board is forced). Each incident goes into the store
-and into the record of the board that finishes.
+``force``, after ``grace_seconds``, has the table make the line itself (``TableMachine.act_for``: a pass, the lowest
+legal card, or the ready line); ``void`` voids the board and plays it again from the start (once; a second overrun of
+that board is forced). Each incident goes into the store, the record of the board that finishes (PBN, summary) and
+the live events. The seat itself is told only with ``warn_at_table``: the clocks are the director's, not the
+protocol's, and a protocol-18 robot may drop the table on a line it does not know (BEN's client does).
 
 Drops. A seat whose socket closes is held ``hold_seconds``: it may come back with a fresh ``Connecting`` (the board
 restarts once it is ready to start) or, JobScheffers-style, continue on a new socket with its next line (the table
@@ -185,7 +186,8 @@ class TableManager:
         self.deal_delay_seconds = deal_delay_seconds
         self._feed_failed = False
         self.boards = store.deals()
-        self.options = TableOptions(send_timing=settings.send_timing)
+        self.options = TableOptions(send_timing=settings.send_timing, error_replies=settings.warn_at_table,
+                                    scoring=settings.scoring)
         self.matches: dict[str, Match] = {}
         self.fixed = matches is not None  # matches known in advance: a team not in them is refused
         known = {r.name: r for r in store.matches()}
@@ -653,6 +655,8 @@ class TableManager:
         table.incidents.append(f"{kind}: {detail}")
         self._stored(self.store.add_incident, table.match.name, table.room, board, kind, detail)
         table.log.warning(f"tm.{kind}", board=board, detail=detail)
+        if table.feed is not None and board is not None:
+            self._to_feed(table, table.feed.incident, board, kind, detail)
 
     # --- clocks -------------------------------------------------------------------------------------------------
     async def _tick_forever(self, every: float) -> None:
@@ -713,7 +717,7 @@ class TableManager:
         if table.warned_at is None:
             table.warned_at = now
             self._incident(table, "clock", f"{who}: {why}")
-            if s.time_fate != "warn":
+            if s.time_fate != "warn" and s.warn_at_table:
                 conn = table.conns[seat]
                 self._write(conn, m.ErrorMessage(
                     reason=f"Time limit: {who}, {why}; the table acts in {s.grace_seconds:g} s").format(), table)

@@ -192,6 +192,15 @@ class ResultsStore:
         text = self._meta("plan")
         return None if text is None else json.loads(text)
 
+    def set_settings(self, settings: dict) -> None:
+        """Record the settings the table manager runs with (those of the latest start: a resumed run may loosen
+        its clocks), so a result can always be read beside the rules it was played under."""
+        self._set_meta("settings", json.dumps(settings, sort_keys=True))
+
+    def settings(self) -> Optional[dict]:
+        text = self._meta("settings")
+        return None if text is None else json.loads(text)
+
     def deals(self) -> list[BoardRecord]:
         """The boards of the run, in board order."""
         return [BoardRecord.from_json(r[0]) for r in self._db.execute("SELECT record FROM deals ORDER BY board")]
