@@ -1,0 +1,142 @@
+"""A team match against BEN: our robot against the open-source robot with neural bidding and PIMC play.
+
+BEN (github lorserker/ben, GPL-3.0) runs beside the project, never inside it: ``../shared/tools/ben/`` sets it up
+(a snapshot of its repository, a Python 3.12 venv, its stock ONNX configuration with its threads set to this
+machine's cores) and writes the launcher ``ben-seat HOST PORT SEAT TEAM``. This bench plays ``squeeze match``
+(our table manager in-process, two rooms, the same boards with the seats swapped): team A is our robot (``--a``,
+the ``default`` preset), team B is four BEN processes launched through ``--b-cmd``. BEN thinks for minutes on a
+board, so the clocks are loosened (``[tm]`` below: no overrun is forced, each is recorded) and the run is made to
+last: every finished board is in the match's store as it ends, and the same command resumes where it stopped
+(also after a crash or a reboot; a board is counted only once both rooms have finished it).
+
+    .venv/bin/python bench/ben_match.py --boards 300 --out bench/out/ben-match      # (hours; resumes)
+    .venv/bin/python bench/ben_match.py --out bench/out/ben-match --report-only     # the report from the store
+
+The report (``report.md``, ``report.json``, ``imps.png`` in ``--out``; ``robot.analysis``) gives IMPs per board for
+our robot with its standard error, 95 % interval and likelihood of superiority, each swing split into bidding and
+play, think time per decision and per board for each team, incidents, where the IMPs go by category for both robots,
+and the 20 worst boards with both rooms' auctions, explanations and play.
+
+BEN's directory: ``--ben DIR``, else ``$BEN_DIR``, else ``${TMPDIR:-/tmp}/ben``. Missing: exit code 2 with how to
+set it up. Ends with ``RESULT boards=.. imps_per_board=.. stderr=.. low95=.. high95=.. los=..
+think_ratio=..``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+#: Clocks loose enough for BEN (1.5-3 minutes per board per side when it simulates, on 2 shared cores): an
+#: overrun is recorded as an incident, never forced, so both robots play every card they choose.
+BEN_TM = {
+    "seconds_per_call": 900.0, "seconds_per_card": 900.0, "board_seconds": 7200.0, "ready_seconds": 900.0,
+    "time_fate": "warn", "hold_seconds": 180.0,
+}
+#: A match with no board finished this long is stopped (and resumed by the next attempt of this bench).
+STALL_SECONDS = 3600.0
+ATTEMPTS = 5
+
+
+def ben_dir(given: str | None) -> Path:
+    return Path(given or os.environ.get("BEN_DIR") or Path(os.environ.get("TMPDIR", "/tmp")) / "ben")
+
+
+def missing_ben(folder: Path) -> str:
+    return (f"BEN is not set up in {folder} (no executable ben-seat there).\n"
+            "Set it up beside the project (about 10 minutes, 1.5 GB), then run this again:\n"
+            "  1. fetch its source: the search tool's `fetch github:lorserker/ben` (prints a git directory)\n"
+            f"  2. BEN_GIT=<that git directory> bash ../shared/tools/ben/setup.sh {folder}\n"
+            "or point --ben (or BEN_DIR) at a directory set up that way.")
+
+
+def ben_commit(folder: Path) -> str:
+    """The BEN snapshot's commit, as far as the tree says (its git metadata is not exported: the setup log)."""
+    marker = folder / "ben" / ".ben-commit"
+    return marker.read_text().strip() if marker.is_file() else "unknown"
+
+
+def run(args: argparse.Namespace, folder: Path) -> None:
+    from squeeze.robot.logs import configure_logging
+    from squeeze.robot.match import TeamSpec, run_match
+    from squeeze.robot.tm.store import STORE_FILE
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    config = {"boards": args.boards, "seed": args.seed, "a": args.a, "ben": str(folder), "ben_nice": args.ben_nice,
+              "ben_commit": ben_commit(folder), "ben_config": os.environ.get("BEN_CONFIG", "config/local.conf"),
+              "tm": BEN_TM, "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])}
+    info = out / "ben_match.json"
+    if info.is_file():
+        before = json.loads(info.read_text())
+        differ = [k for k in ("boards", "seed", "a") if before.get(k) != config[k]]
+        if differ:
+            sys.exit(f"error: {out} holds a BEN match with other {', '.join(differ)} "
+                     f"({', '.join(f'{k}={before.get(k)!r}' for k in differ)}): give the same, or another --out")
+    info.write_text(json.dumps(config, indent=1) + "\n")
+    log = open(out / "match.log", "a", encoding="utf-8")
+    configure_logging("info", "json", stream=log)
+    # BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN
+    # runs at a lower priority than our robots (--ben-nice), so other load costs it wall time, not us strength.
+    command = f"nice -n {args.ben_nice} {folder / 'ben-seat'} {{host}} {{port}} {{seat}} {{team}}"
+    for attempt in range(1, ATTEMPTS + 1):
+        resume = (out / STORE_FILE).is_file()
+        t0 = time.monotonic()
+        print(f"ben_match: attempt {attempt}, {'resuming' if resume else 'starting'} in {out}", flush=True)
+        result = asyncio.run(run_match(args.boards, TeamSpec("Squeeze", args.a), TeamSpec("BEN", None, command=command),
+                                       out, seed=args.seed, resume=resume, tm_settings=dict(BEN_TM),
+                                       max_restarts=20, stall_seconds=STALL_SECONDS, on_progress=_progress()))
+        print(f"ben_match: {result.summary.get('boards')} boards compared after {time.monotonic() - t0:.0f} s; "
+              f"finished={result.finished} problems={result.problems}", flush=True)
+        if result.finished:
+            break
+
+
+def _progress():
+    last = {"n": -1}
+
+    def show(manager, progress) -> None:
+        n = progress["finished"]
+        if n != last["n"]:
+            last["n"] = n
+            print(f"ben_match: {n}/{progress['total']} table boards finished", flush=True)
+
+    return show
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=300, help="boards, each played in both rooms")
+    ap.add_argument("--out", default="bench/out/ben-match", help="the match's folder (the same command resumes)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the deals (the same seed replays the same boards)")
+    ap.add_argument("--a", default="default", help="our robot: a preset or a TOML settings file")
+    ap.add_argument("--ben", default=None, help="BEN's directory (from ../shared/tools/ben/setup.sh)")
+    ap.add_argument("--ben-nice", type=int, default=5, help="BEN's priority below ours (nice increment)")
+    ap.add_argument("--report-only", action="store_true", help="write the report from the store, play nothing")
+    ap.add_argument("--baseline", default=None, help="another run's folder on the same boards: paired difference")
+    ap.add_argument("--quick", action="store_true", help="2 boards")
+    args = ap.parse_args()
+    if args.quick:
+        args.boards = 2
+    folder = ben_dir(args.ben)
+    if not args.report_only:
+        if not (folder / "ben-seat").is_file() or not os.access(folder / "ben-seat", os.X_OK):
+            print(missing_ben(folder), file=sys.stderr)
+            sys.exit(2)
+        run(args, folder)
+    from squeeze.robot.analysis import write_report
+
+    report = write_report(Path(args.out), ours="Squeeze", baseline=None if args.baseline is None else Path(args.baseline))
+    v = report["verdict"]
+    print(f"RESULT boards={v['boards']} imps_per_board={v['imps_per_board']} stderr={v['stderr']} "
+          f"low95={v['interval95'][0]} high95={v['interval95'][1]} los={v['los']} "
+          f"think_ratio={report['think']['ratio']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Where the IMPs go: the card-by-card account against double dummy, the auction categories and the report."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from squeeze.engine.auction import Auction, Contract
+from squeeze.engine.board import Play
+from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.engine.dds import Position, Solver
+from squeeze.engine.record import BoardRecord
+from squeeze.robot.analysis import analyse_match, level_class, paired_difference, play_against_dd
+
+SOLVER = Solver()
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def random_play(deal: Deal, contract: Contract, rng: random.Random) -> Play:
+    play = Play(deal, contract)
+    while not play.is_complete:
+        play = play.then(rng.choice(play.legal_cards()))
+    return play
+
+
+def record(board: int, deal: Deal, calls: str, dealer: Seat, rng: random.Random, room: str,
+           players: dict[Seat, str]) -> BoardRecord:
+    auction = Auction(dealer, calls.split())
+    contract = auction.contract
+    common = dict(dealer=dealer, vul=Vul.NONE, auction=auction, room=room, players=players)
+    if contract is None:
+        return BoardRecord(board=board, deal=deal, contract=None, **common)
+    return BoardRecord.from_play(board, random_play(deal, contract, rng), **common)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), strain=st.sampled_from("CDHSN"), declarer=st.sampled_from(list(Seat)))
+def test_every_trick_of_difference_from_double_dummy_is_some_cards(seed, strain, declarer):
+    rng = random.Random(seed)
+    deal = Deal.random(rng)
+    contract = Contract.parse(f"3{strain}{declarer.letter}")
+    play = random_play(deal, contract, rng)
+    rec = BoardRecord.from_play(1, play, dealer=Seat.NORTH, vul=Vul.NONE)
+    rp = play_against_dd(rec, SOLVER)
+    # RoomPlay checks result = dd + lead + defence - declarer itself; here: each loss is what the solver says
+    assert rp.result == play.declarer_tricks
+    assert rp.dd_tricks == SOLVER.solve_table(deal)[contract.strain, declarer]
+    replay = Play(deal, contract)
+    for i, card in enumerate(play.cards):
+        values = SOLVER.solve_cards(Position.from_play(replay), contract.strain)
+        lost = max(values.values()) - values[card]
+        found = [x for x in rp.losses if x.index == i]
+        assert (found[0].lost if found else 0) == lost
+        if found:
+            assert values[found[0].best] == max(values.values()) and found[0].seat == replay.public.next_seat
+        replay = replay.then(card)
+
+
+def test_level_classes():
+    assert [level_class(None)] + [level_class(Contract.parse(c)) for c in ("2HS", "4HS", "3NN", "5CE", "4CE", "6SW",
+                                                                            "7NN")] == \
+        ["passed", "part-score", "game", "game", "game", "part-score", "small slam", "grand slam"]
+
+
+def test_a_missed_game_a_failed_game_and_the_swing_split():
+    rng = random.Random(5)
+    # North-South hold everything: 7NT makes; one room stops in 2S, the other bids 4S
+    deal = Deal.parse("N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432")
+    a = {Seat.NORTH: "A", Seat.SOUTH: "A", Seat.EAST: "B", Seat.WEST: "B"}
+    b = {Seat.NORTH: "B", Seat.SOUTH: "B", Seat.EAST: "A", Seat.WEST: "A"}
+    open_room = record(1, deal, "2S P P P", Seat.NORTH, rng, "Open", a)
+    closed_room = record(1, deal, "4S P P P", Seat.NORTH, rng, "Closed", b)
+    analyses, figures = analyse_match([open_room, closed_room], ("A", "B"), solver=SOLVER)
+    [an] = analyses
+    assert an.swing == an.bidding + an.play
+    cats = figures["categories"]
+    assert cats["A"]["level"]["games missed"] == 1 and cats["B"]["level"]["games bid"] == 1
+    assert cats["B"]["level"]["slams missed"] == 1  # 6 and 7 make double dummy too
+    assert cats["A"]["bidding_imps"]["level"] == an.bidding and an.bidding < 0
+    assert figures["verdict"]["boards"] == 1 and figures["swings"] == {"1": an.swing}
+
+
+def test_paired_difference_is_board_by_board():
+    p = paired_difference({1: 5, 2: -3, 3: 0, 4: 2}, {1: 2, 2: -3, 3: -1, 5: 12})
+    assert p["boards"] == 3 and p["mean"] == pytest.approx((3 + 0 + 1) / 3, abs=1e-4)
+
+
+def test_the_ben_bench_without_ben_says_how_to_set_it_up_and_exits_2(tmp_path):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "ben_match.py"), "--ben", str(tmp_path / "nowhere"),
+                        "--out", str(tmp_path / "out"), "--quick"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert "BEN is not set up" in r.stderr and "fetch github:lorserker/ben" in r.stderr and "setup.sh" in r.stderr
+    assert not (tmp_path / "out").exists()
