@@ -12,6 +12,10 @@ last: every finished board is in the match's store as it ends, and the same comm
     .venv/bin/python bench/ben_match.py --boards 300 --out bench/out/ben-match      # (hours; resumes)
     .venv/bin/python bench/ben_match.py --out bench/out/ben-match --report-only     # the report from the store
 
+Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (JSON lines, committed): a
+session that finds no store in ``--out`` seeds one from the ledger and plays only the boards not in it, so an
+hours-long run carries over from one session (or machine) to the next.
+
 The report (``report.md``, ``report.json``, ``imps.png`` in ``--out``; ``robot.analysis``) gives IMPs per board for
 our robot with its standard error, 95 % interval and likelihood of superiority, each swing split into bidding and
 play, think time per decision and per board for each team, incidents, where the IMPs go by category for both robots,
@@ -41,6 +45,9 @@ BEN_TM = {
 #: A match with no board finished this long is stopped (and resumed by the next attempt of this bench).
 STALL_SECONDS = 3600.0
 ATTEMPTS = 5
+#: Where each run's finished boards are kept as text (``--ledger``): committed, so a later session (or another
+#: machine) resumes the run from them when its store is gone.
+LEDGERS = Path(__file__).resolve().parent / "ben"
 
 
 def ben_dir(given: str | None) -> Path:
@@ -61,6 +68,46 @@ def ben_commit(folder: Path) -> str:
     return marker.read_text().strip() if marker.is_file() else "unknown"
 
 
+def export_ledger(out: Path, ledger: Path) -> int:
+    """Every finished board of the store in ``out`` as one JSON line each (match, room, incidents, the record), in
+    a stable order, written whole then renamed: the text form of the run that a later session resumes from."""
+    from squeeze.robot.tm.store import STORE_FILE, ResultsStore
+
+    if not (out / STORE_FILE).is_file():
+        return 0
+    store = ResultsStore(out / STORE_FILE, create=False)
+    try:
+        rows = store.results()
+    finally:
+        store.close()
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    tmp = ledger.with_suffix(ledger.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"match": r.match, "room": r.room, "incidents": list(r.incidents),
+                                "record": r.record.to_dict()}, sort_keys=True) + "\n")
+    tmp.replace(ledger)
+    return len(rows)
+
+
+def seed_from_ledger(out: Path, ledger: Path, settings) -> int:
+    """A new store in ``out`` holding the boards of ``ledger`` (a run carried over from another machine or session):
+    the match then resumes with only the boards not in it. Every record is read back checked."""
+    from squeeze.engine.record import BoardRecord
+    from squeeze.robot.match import MATCH_NAME
+    from squeeze.robot.tm.run import prepare_run
+
+    rows = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
+    store, _ = prepare_run(settings, resume=False)
+    try:
+        store.add_match(MATCH_NAME, 2, "Squeeze", "BEN")
+        for row in rows:
+            store.commit_board(row["match"], row["room"], BoardRecord.from_dict(row["record"]), row["incidents"])
+    finally:
+        store.close()
+    return len(rows)
+
+
 def run(args: argparse.Namespace, folder: Path) -> None:
     from squeeze.robot.logs import configure_logging
     from squeeze.robot.match import TeamSpec, run_match
@@ -79,6 +126,14 @@ def run(args: argparse.Namespace, folder: Path) -> None:
             sys.exit(f"error: {out} holds a BEN match with other {', '.join(differ)} "
                      f"({', '.join(f'{k}={before.get(k)!r}' for k in differ)}): give the same, or another --out")
     info.write_text(json.dumps(config, indent=1) + "\n")
+    ledger = Path(args.ledger) if args.ledger else LEDGERS / f"{out.name}.jsonl"
+    if not (out / STORE_FILE).is_file() and ledger.is_file():
+        from squeeze.config.settings import TableManagerSettings
+
+        settings = TableManagerSettings(**{**BEN_TM, "port": 0, "results_dir": out, "boards": args.boards,
+                                           "seed": args.seed, "rooms": 2})
+        print(f"ben_match: {seed_from_ledger(out, ledger, settings)} table boards carried over from {ledger}",
+              flush=True)
     log = open(out / "match.log", "a", encoding="utf-8")
     configure_logging("info", "json", stream=log)
     # BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN
@@ -90,14 +145,16 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         print(f"ben_match: attempt {attempt}, {'resuming' if resume else 'starting'} in {out}", flush=True)
         result = asyncio.run(run_match(args.boards, TeamSpec("Squeeze", args.a), TeamSpec("BEN", None, command=command),
                                        out, seed=args.seed, resume=resume, tm_settings=dict(BEN_TM),
-                                       max_restarts=20, stall_seconds=STALL_SECONDS, on_progress=_progress()))
+                                       max_restarts=20, stall_seconds=STALL_SECONDS,
+                                       on_progress=_progress(out, ledger)))
+        export_ledger(out, ledger)
         print(f"ben_match: {result.summary.get('boards')} boards compared after {time.monotonic() - t0:.0f} s; "
               f"finished={result.finished} problems={result.problems}", flush=True)
         if result.finished:
             break
 
 
-def _progress():
+def _progress(out: Path, ledger: Path):
     last = {"n": -1}
 
     def show(manager, progress) -> None:
@@ -105,6 +162,7 @@ def _progress():
         if n != last["n"]:
             last["n"] = n
             print(f"ben_match: {n}/{progress['total']} table boards finished", flush=True)
+            export_ledger(out, ledger)
 
     return show
 
@@ -118,12 +176,20 @@ def main() -> None:
     ap.add_argument("--ben", default=None, help="BEN's directory (from ../shared/tools/ben/setup.sh)")
     ap.add_argument("--ben-nice", type=int, default=5, help="BEN's priority below ours (nice increment)")
     ap.add_argument("--report-only", action="store_true", help="write the report from the store, play nothing")
+    ap.add_argument("--ledger", default=None, help="the run's finished boards as JSON lines (default "
+                                                   "bench/ben/<out's name>.jsonl): written as boards finish, read "
+                                                   "to resume when --out has no store")
+    ap.add_argument("--export-ledger", action="store_true", help="only write the ledger from the store")
     ap.add_argument("--baseline", default=None, help="another run's folder on the same boards: paired difference")
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
     if args.quick:
         args.boards = 2
     folder = ben_dir(args.ben)
+    if args.export_ledger:
+        ledger = Path(args.ledger) if args.ledger else LEDGERS / f"{Path(args.out).name}.jsonl"
+        print(f"ben_match: {export_ledger(Path(args.out), ledger)} table boards written to {ledger}")
+        return
     if not args.report_only:
         if not (folder / "ben-seat").is_file() or not os.access(folder / "ben-seat", os.X_OK):
             print(missing_ben(folder), file=sys.stderr)

@@ -98,3 +98,35 @@ def test_the_ben_bench_without_ben_says_how_to_set_it_up_and_exits_2(tmp_path):
     assert r.returncode == 2
     assert "BEN is not set up" in r.stderr and "fetch github:lorserker/ben" in r.stderr and "setup.sh" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
+    """The ledger written from a store seeds an identical store (a later session resumes from it)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.match import MATCH_NAME
+    from squeeze.robot.tm.run import prepare_run
+
+    settings = TableManagerSettings(port=0, results_dir=tmp_path / "a", boards=3, seed=4, rooms=2)
+    store, _ = prepare_run(settings, resume=False)
+    store.add_match(MATCH_NAME, 2, "Squeeze", "BEN")
+    rng = random.Random(2)
+    for deal in store.deals()[:2]:
+        for room, players in (("Open", "Squeeze BEN"), ("Closed", "BEN Squeeze")):
+            ns, ew = players.split()
+            rec = record(deal.board, deal.deal, "1N P P P", deal.dealer, rng, room,
+                         {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew})
+            store.commit_board(MATCH_NAME, room, rec, ["clock: North: 3 s"] if room == "Open" else [])
+    store.close()
+    ledger = tmp_path / "ledger.jsonl"
+    assert ben_match.export_ledger(tmp_path / "a", ledger) == 4
+    again = TableManagerSettings(port=0, results_dir=tmp_path / "b", boards=3, seed=4, rooms=2)
+    assert ben_match.seed_from_ledger(tmp_path / "b", ledger, again) == 4
+    assert ben_match.export_ledger(tmp_path / "b", tmp_path / "again.jsonl") == 4
+    assert (tmp_path / "again.jsonl").read_text() == ledger.read_text()
+    # the seeded store resumes as the same run: the plan matches, the finished boards are there once
+    store, _ = prepare_run(again, resume=True)
+    assert store.finished(MATCH_NAME, "Open") == {1, 2} and store.finished(MATCH_NAME, "Closed") == {1, 2}
+    store.close()
