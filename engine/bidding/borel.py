@@ -84,6 +84,13 @@ class BorelSettings:
     threads: int = 2  # solver threads for the batch of final contracts
     relaxed_weight: float = 0.1  # a relaxed world's weight per past call its hands would not have made
     time_share: float = 0.9  # share of the call's time the simulation may use (the rest is the margin)
+    # Sequential solving: the worlds' final contracts are solved in rounds (min_worlds first, then round_worlds at a
+    # time) and the simulation stops, keeping the rules' call, once no candidate could still pass the margin:
+    # every candidate's mean gain plus stop_z standard errors is below it. Most simulated calls keep the rules'
+    # call, and most of those are clear after the first round.
+    sequential: bool = True
+    round_worlds: int = 7
+    stop_z: float = 2.0
 
     def __post_init__(self) -> None:
         if self.worlds < 1 or not 1 <= self.min_worlds <= self.worlds:
@@ -95,6 +102,8 @@ class BorelSettings:
             raise BridgeError("borel max_candidates must be >= 2, threads >= 1 and gap_imps 1..24")
         if not 0 < self.time_share <= 1 or not 0 <= self.relaxed_weight <= 1 or self.z < 0:
             raise BridgeError("borel time_share must be in (0, 1], relaxed_weight in [0, 1], z >= 0")
+        if self.round_worlds < 1 or self.stop_z < 0:
+            raise BridgeError("borel round_worlds must be >= 1 and stop_z >= 0")
 
 
 @dataclass
@@ -310,42 +319,34 @@ class BorelBidder:
         report.stages["project"] = time.monotonic() - t
         if n < st.min_worlds:
             raise DeadlineReached(f"only {n} worlds projected in time")
-        # 3. final contracts, solved in one batch (a world where every candidate ends in the same contract needs
-        # no solving: no candidate gains or loses there)
-        keys: dict[tuple[int, int, int], int] = {}
-        jobs = []
-        for i, row in enumerate(finals):
-            if all(c == row[0] for c in row[1:]):
-                continue
-            for c in row:
-                if c is not None:
-                    k = (i, int(c.declarer), int(c.strain))
-                    if k not in keys:
-                        keys[k] = len(jobs)
-                        jobs.append((deals[i], c.declarer.next(1), c.strain))
-        solve_end = slice_of(end, 0.8)
-        t = time.monotonic()
-        try:
-            res = self.solver.solve_leaders(jobs, st.threads, solve_end)
-        except DeadlineReached as exc:
-            res = exc.partial
-        report.stages["solve"] = time.monotonic() - t
+        # 3. final contracts, solved in rounds (``sequential``: stop once no candidate can pass the margin). A world
+        # where every candidate ends in the same contract needs no solving: no candidate gains or loses there.
         scores = np.zeros((n, len(cands)))
         ok = np.ones(n, dtype=bool)
-        for i, row in enumerate(finals):
-            for j, c in enumerate(row):
-                k = None if c is None else keys.get((i, int(c.declarer), int(c.strain)))
-                if k is None:
-                    continue  # passed out, or every candidate's contract is the same: no gain either way
-                got = res[k]
-                if got is None:
-                    ok[i] = False
-                    continue
-                s = score(c, 13 - got, vul.is_vulnerable(c.declarer))
-                scores[i, j] = s if c.declarer.same_side(me) else -s
-        if ok.sum() < st.min_worlds:
-            raise DeadlineReached(f"only {int(ok.sum())} worlds solved in time")
-        scores, w, kept = scores[ok], weights[:n][ok], [deals[i] for i in range(n) if ok[i]]
+        margin = st.margin_imps if st.scoring == "imps" else st.margin_points
+        solve_end = slice_of(end, 0.8)
+        t = time.monotonic()
+        bounds = (list(range(st.min_worlds, n, st.round_worlds)) if st.sequential else []) + [n]
+        done = 0
+        for upto in bounds:
+            self._solve_worlds(deals, finals, range(done, upto), vul, me, scores, ok, solve_end)
+            done = upto
+            if done < n:
+                seen = ok[:done]
+                if seen.sum() >= st.min_worlds:
+                    d, w = self._gains(scores[:done][seen]), weights[:done][seen]
+                    optimistic = [m + st.stop_z * se for m, se in (_weighted(d[:, j], w) for j in range(1, len(cands)))]
+                    if max(optimistic) <= margin:
+                        report.stages["solve"] = time.monotonic() - t
+                        report.worlds = int(seen.sum())
+                        report.why_not = (f"no call could beat the rules' after {int(seen.sum())} deals (every "
+                                          f"candidate's gain + {st.stop_z:g} se below the margin)")
+                        return _plain(rules)
+        report.stages["solve"] = time.monotonic() - t
+        n = done
+        if ok[:n].sum() < st.min_worlds:
+            raise DeadlineReached(f"only {int(ok[:n].sum())} worlds solved in time")
+        scores, w, kept = scores[:n][ok[:n]], weights[:n][ok[:n]], [deals[i] for i in range(n) if ok[i]]
         report.worlds = len(kept)
         n_eff = float(w.sum()) ** 2 / float((w * w).sum())
         if n_eff < st.min_worlds:  # relaxed worlds that mostly contradict the auction: too little evidence
@@ -353,7 +354,6 @@ class BorelBidder:
             return _plain(rules)
         # 4. gains against the rules' call
         diff = self._gains(scores)
-        margin = st.margin_imps if st.scoring == "imps" else st.margin_points
         stats = {j: _weighted(diff[:, j], w) for j in range(1, len(cands))}
         report.gains = {str(cands[j]): (round(m, 3), round(se, 3)) for j, (m, se) in stats.items()}
         ranked = sorted(stats, key=lambda j: -(stats[j][0] - st.z * stats[j][1]))
@@ -367,16 +367,20 @@ class BorelBidder:
         big = st.gap_imps if st.scoring == "imps" else IMP_BOUNDARIES[st.gap_imps - 1]  # (the fewest points worth it)
         t = time.monotonic()
         notes, passed = [], []
+        tables_of: dict[int, object] = {}  # world -> its table (the two candidates' big wins are often the same worlds)
         for best in clear:
             m, se = stats[best]
             gaining = [i for i in np.argsort(-diff[:, best]) if diff[i, best] >= big]
+            todo = [i for i in gaining if i not in tables_of]
             try:
-                tables = self.solver.solve_tables([kept[i] for i in gaining], st.threads, end)
+                solved = self.solver.solve_tables([kept[i] for i in todo], st.threads, end)
             except DeadlineReached as exc:
-                tables = exc.partial
+                solved = exc.partial
+            tables_of.update((i, tab) for i, tab in zip(todo, solved) if tab is not None)
             trusted = diff[:, best].copy()
             distrusted = 0
-            for i, tab in zip(gaining, tables):
+            for i in gaining:
+                tab = tables_of.get(i)
                 gap = True  # not checked in time: not trusted either
                 if tab is not None:
                     ns, _c = par(tab, vul)
@@ -398,6 +402,40 @@ class BorelBidder:
             return self._override(view, rules, cands[best], m2, se2, trusted, w, report)
         report.why_not = "; ".join(notes)
         return _plain(rules)
+
+    def _solve_worlds(self, deals: Sequence[Deal], finals: list[list[Contract | None]], which: range, vul: Vul,
+                      me: Seat, scores: np.ndarray, ok: np.ndarray, end: float | None) -> None:
+        """Solve the final contracts of worlds ``which`` in one threaded batch; fill their ``scores`` (our side's)
+        and mark a world the deadline left unsolved in ``ok``."""
+        keys: dict[tuple[int, int, int], int] = {}
+        jobs = []
+        for i in which:
+            row = finals[i]
+            if all(c == row[0] for c in row[1:]):
+                continue
+            for c in row:
+                if c is not None:
+                    k = (i, int(c.declarer), int(c.strain))
+                    if k not in keys:
+                        keys[k] = len(jobs)
+                        jobs.append((deals[i], c.declarer.next(1), c.strain))
+        if not jobs:
+            return
+        try:
+            res = self.solver.solve_leaders(jobs, self.settings.threads, end)
+        except DeadlineReached as exc:
+            res = exc.partial
+        for i in which:
+            for j, c in enumerate(finals[i]):
+                k = None if c is None else keys.get((i, int(c.declarer), int(c.strain)))
+                if k is None:
+                    continue  # passed out, or every candidate's contract is the same: no gain either way
+                got = res[k]
+                if got is None:
+                    ok[i] = False
+                    continue
+                s = score(c, 13 - got, vul.is_vulnerable(c.declarer))
+                scores[i, j] = s if c.declarer.same_side(me) else -s
 
     def _gains(self, scores: np.ndarray) -> np.ndarray:
         """Per world and candidate: the gain against the rules' call (column 0), IMPs or points."""

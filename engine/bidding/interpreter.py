@@ -169,6 +169,7 @@ class Bidder:
         self._cands: dict = {}
         self._readings: dict = {}
         self._states: dict = {}
+        self._envs: dict = {}  # auction -> the rules' namespace without the hand (constants, state, builtins)
         _BIDDERS.setdefault((self.system.path, self.opponents.path), self)
         # Warm the one-off lazy structures (catch-all rule, legality table) so the first real call is not slower.
         self.candidates(Seat.NORTH, (), Vul.NONE, 0)
@@ -445,12 +446,24 @@ class Bidder:
 
     # --- deciding -----------------------------------------------------------------------------------------------
     def _env(self, hand: Hand, dealer: Seat, calls, vul, our_parity) -> dict:
-        env = features_of(hand)
-        env.update(CONSTANTS)
-        env.update(self.state(dealer, calls, vul, our_parity))
-        env.update(_SAFE_BUILTINS)
-        env["__builtins__"] = {}
+        """The ``eval`` namespace of the rules for ``hand`` here: its features, then the constants, the auction's
+        state and the builtins over them (the latter three built once per auction)."""
+        env = dict(_hand_features(hand.bits))
+        env.update(self._auction_env(dealer, calls, vul, our_parity))
         return env
+
+    def _auction_env(self, dealer: Seat, calls, vul, our_parity) -> dict:
+        key = (int(dealer), calls, int(vul), our_parity)
+        base = self._envs.get(key)
+        if base is None:
+            base = dict(CONSTANTS)
+            base.update(self.state(dealer, calls, vul, our_parity))
+            base.update(_SAFE_BUILTINS)
+            base["__builtins__"] = {}
+            if len(self._envs) > _CACHE_LIMIT:
+                self._envs.clear()
+            self._envs[key] = base
+        return base
 
     def choose(self, hand: Hand, auction: Auction, vul: Vul = Vul.NONE, *, alternatives: bool = True,
                deadline: float | None = None) -> BidChoice:
@@ -603,6 +616,13 @@ def _eval(rule: CompiledRule, code, env: dict, what: str):
         return eval(code, env)  # noqa: S307 - compiled from an expression checked at load (names, node types)
     except Exception as e:  # a rule that cannot be evaluated is a bug in the system file: say which one
         raise BiddingSystemError(f"rule {rule.id}: evaluating '{what}' failed: {type(e).__name__}: {e}") from None
+
+
+@lru_cache(maxsize=4096)
+def _hand_features(bits: int):
+    """A hand's features, shared: the exact meaning tests check the same hand against each call of its seat, and
+    the sampler the same partial deals again (callers copy it before adding to it)."""
+    return features_of(Hand(bits))
 
 
 def _holds(c: Candidate, env: dict) -> bool:
@@ -766,8 +786,11 @@ class CallMeaning:
 
     def __call__(self, hand: Hand) -> bool:
         b = get_bidder(self.system, self.opponents)
-        calls = tuple(Call.parse(c) for c in self.calls)
-        return str(b.first_call(hand, Seat(self.dealer), calls, Vul(self.vul), self.parity)) == self.call
+        parsed = self.__dict__.get("_parsed")
+        if parsed is None:  # (once per meaning: the sampler calls it for every candidate hand)
+            parsed = (tuple(Call.parse(c) for c in self.calls), Call.parse(self.call))
+            object.__setattr__(self, "_parsed", parsed)
+        return b.first_call(hand, Seat(self.dealer), parsed[0], Vul(self.vul), self.parity) == parsed[1]
 
     def describe(self) -> str:
         if not self.denies:
