@@ -38,7 +38,7 @@ from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.scoring import imps
 
-from .stats import imp_summary, victory_points
+from squeeze.engine.stats import imp_summary, victory_points
 from .tm.export import write_outputs
 from .tm.plan import ROOMS, MatchSpec
 from .tm.run import prepare_run, start_publisher

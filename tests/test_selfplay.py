@@ -121,7 +121,7 @@ def test_both_rooms_of_a_board_are_committed_together_or_not_at_all(tmp_path):
 
 def test_the_sprt_reads_the_boards_done_without_a_gap_in_board_order():
     from squeeze.robot.selfplay.report import BoardComparison, sprt_state, summarize
-    from squeeze.robot.stats import Sprt
+    from squeeze.engine.stats import Sprt
 
     def comp(board, swing):
         return BoardComparison(board, swing, 0, swing, swing, ("3NN", "3NN"))

@@ -10,7 +10,7 @@ Per board (``compare_board``), from team A's side (A sits N/S in the open room, 
   reduction the issue asks for: luck of the deal that par already prices in is left out of each room's figure).
 
 ``summarize`` gives the run's figures: IMPs per board with standard error, 95 % interval and likelihood of
-superiority (``robot.stats.imp_summary``), flat boards, the bidding/play split, the same on the par-adjusted
+superiority (``engine.stats.imp_summary``), flat boards, the bidding/play split, the same on the par-adjusted
 swings, the voided boards and the SPRT's state. ``plot_running`` draws ``imps.png``.
 """
 
@@ -27,7 +27,7 @@ import structlog
 from squeeze.engine.cards import Strain
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.scoring import imps, par, score
-from squeeze.robot.stats import Z95, ImpSummary, Sprt, SprtResult, imp_summary, mean_se
+from squeeze.engine.stats import Z95, ImpSummary, Sprt, SprtResult, imp_summary, mean_se
 
 __all__ = ["BoardComparison", "compare_board", "dd_score_ns", "summarize", "plot_running", "sprt_state"]
 

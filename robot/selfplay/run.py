@@ -33,7 +33,7 @@ from squeeze.config.settings import SelfPlaySettings, SettingsError, available_p
 from squeeze.engine.cards import BridgeError
 from squeeze.engine.player import PlayerParams
 from squeeze.engine.record import BoardRecord
-from squeeze.robot.stats import ImpSummary, Sprt, SprtResult, imp_summary
+from squeeze.engine.stats import ImpSummary, Sprt, SprtResult, imp_summary
 from squeeze.robot.tm.export import write_boards, write_file
 from squeeze.robot.tm.plan import random_boards
 from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError
