@@ -10,8 +10,8 @@
 - ``victory_points``: the WBF 20-VP continuous scale (2013) for a match's IMP margin.
 - ``Sprt``: the sequential test that stops a self-play run once it decides between two IMP-per-board edges.
 
-numpy is the only dependency (the sign-flip test, the weighted figures); the normal distribution comes from ``math.erf`` and the
-binomial from ``math.comb``.
+numpy is the only dependency (the sign-flip test, the weighted figures); the normal distribution comes from
+``math.erf`` and the binomial from ``math.comb``.
 """
 
 from __future__ import annotations

@@ -371,5 +371,6 @@ def think_seconds(records: Iterable[BoardRecord]) -> Pair[Think]:
 
 def sprt_figures(test: Sprt, state: SprtResult) -> SprtFigures:
     """The SPRT's parameters and its state after the boards it has read."""
-    return SprtFigures(m0=test.m0, m1=test.m1, alpha=test.alpha, beta=test.beta, verdict=state.verdict,  # type: ignore[arg-type]
+    return SprtFigures(m0=test.m0, m1=test.m1, alpha=test.alpha, beta=test.beta,
+                       verdict=state.verdict,  # type: ignore[arg-type]
                        boards=state.boards, llr=figure(state.llr), bounds=(figure(state.lower), figure(state.upper)))
