@@ -53,7 +53,7 @@ from squeeze.engine.play.card_player import CardPlayer, PlaySettings  # noqa: E4
 from squeeze.engine.play.position import SearchPosition  # noqa: E402
 from squeeze.engine.sampling import SeatConstraints, WorldSampler  # noqa: E402
 from squeeze.robot.runlog import RunLog  # noqa: E402
-from squeeze.robot.stats import mcnemar_p, mean_se, sign_flip_p  # noqa: E402
+from squeeze.engine.stats import mcnemar_p, mean_se, sign_flip_p  # noqa: E402
 
 
 # --- hand constraints of 1NT - 3NT ------------------------------------------------------------------------------

@@ -265,7 +265,7 @@ def main() -> None:
     if args.baseline.lower() != "none":
         base_t = bid_all(f"baseline {Path(args.baseline).name}", args.baseline, boards, tabs)
         base = report(base_t)
-        from squeeze.robot.stats import mean_se
+        from squeeze.engine.stats import mean_se
 
         diff = [b - a for a, b in zip(main_t.losses, base_t.losses)]
         mu, se = mean_se(diff)

@@ -5,7 +5,7 @@ Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 + i))`` (as ``ben
 with the rules only (the same system). Open room: A sits North-South; closed room: A sits East-West. Each final
 contract is scored at its declarer's double-dummy tricks (tables cached in ``bench/out/dd_tables.jsonl``, shared
 with ``bidding_par``), and A's swing is the IMPs of ``open N/S score - closed N/S score``: the figure is IMPs per
-deal for the simulation, with its standard error and 95 % interval (``robot.stats``).
+deal for the simulation, with its standard error and 95 % interval (``engine.stats``).
 
 Every simulated decision has the real budget: a deadline ``--seconds`` (the call's time, default
 ``PlayerParams.seconds_per_call``) from when it starts, so its cost is measured as it would be at a table
@@ -202,7 +202,7 @@ def main() -> None:
 
 
 def report(rows: list[dict], show: int) -> None:
-    from squeeze.robot.stats import interval95, mean_se
+    from squeeze.engine.stats import interval95, mean_se
 
     swings = [r["imps"] for r in rows]
     m, se = mean_se(swings)

@@ -31,10 +31,9 @@ from squeeze.engine.board import Play, PublicPlay
 from squeeze.engine.cards import Card, Seat, Strain
 from squeeze.engine.dds import Position, Solver
 from squeeze.engine.record import BoardRecord
-from squeeze.engine.scoring import GAME_LEVEL, imps, par, score
-
-from .selfplay.report import compare_board
-from .stats import imp_summary
+from squeeze.engine.scoring import GAME_LEVEL, par, score
+from squeeze.engine.stats import imp_summary
+from squeeze.engine.teams import compare_board
 
 __all__ = ["CardLoss", "RoomPlay", "BoardAnalysis", "analyse_board", "analyse_match", "write_report",
            "level_class", "paired_difference"]

@@ -38,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
-import json
 import threading
 import time
 import uuid
@@ -54,7 +53,9 @@ from squeeze.engine.auction import Auction, Call
 from squeeze.engine.board import Play, PublicPlay
 from squeeze.engine.cards import BridgeError, Card, Deal, Seat
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
-from squeeze.engine.scoring import imps
+from squeeze.engine.teams import room_swing
+
+from .versioned import field_errors, load_versioned
 
 __all__ = [
     "EVENT_SCHEMA", "KINDS", "EventError", "Event", "BoardEvent", "CallEvent", "CardEvent", "TrickEvent",
@@ -250,21 +251,13 @@ def parse_event(payload: str | bytes) -> Event:
     Raises:
         EventError: not JSON, another schema, an unknown kind, or a field that is missing, unknown or wrong.
     """
-    try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise EventError(f"an event is JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise EventError(f"an event is a JSON object, got {type(data).__name__}")
-    if data.get("schema") != EVENT_SCHEMA:
-        raise EventError(f"event schema {data.get('schema')!r} is not supported (this reader reads {EVENT_SCHEMA})")
+    data = load_versioned(payload, EVENT_SCHEMA, "an event", EventError)
     if data.get("kind") not in KINDS:
         raise EventError(f"unknown event kind {data.get('kind')!r} (known: {', '.join(KINDS)})")
     try:
         return _EVENT.validate_python(data)
     except ValidationError as exc:
-        where = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or e['loc'][0]}: {e['msg']}" for e in exc.errors())
-        raise EventError(f"bad {data['kind']} event: {where}") from None
+        raise EventError(f"bad {data['kind']} event: {field_errors(exc, skip=1)}") from None
 
 
 # --- topics and addresses -------------------------------------------------------------------------------------
@@ -383,7 +376,7 @@ def summary_event(event: str, table: str, records: Sequence[BoardRecord], *,
         rows.append(SummaryRow(board=r.board, contract=None if c is None else str(c),
                                declarer=None if c is None or c.declarer is None else c.declarer.letter,
                                tricks=r.result, score_ns=score,
-                               imps=imps(score - others[r.board]) if r.board in others else None))
+                               imps=room_swing(score, others[r.board]) if r.board in others else None))
     swings = [row.imps for row in rows if row.imps is not None]
     return SummaryEvent(event=event, table=table, board=records[-1].board, boards=len(rows),
                         score_ns=sum(row.score_ns for row in rows), results=rows, compared=len(swings),

@@ -12,16 +12,15 @@ own (``--b-external``). It watches them until the match is over:
   that keeps dying, or a match that makes no progress for ``stall_seconds``, stops the match (what is finished is
   kept and written) — the match never hangs;
 - the files are written from the store, so a board is counted once whatever happened: ``boards.pbn`` (both rooms,
-  ``ScoreIMP`` per room), ``<match>.lin``, ``summary.json`` (``robot.tm.export``), to which the match adds its
-  verdict (IMPs per board with standard error and 95 % interval, VPs on the WBF 20-VP scale) and each team's
-  thinking time per decision (mean, p95, max).
+  ``ScoreIMP`` per room), ``<match>.lin``, ``summary.json`` (``robot.tm.export``; the verdict, IMPs per board with
+  standard error and 95 % interval and VPs on the WBF 20-VP scale, is the schema's, ``robot.summary``), to which
+  the match adds what only it knows: each team's thinking time per decision (mean, p95, max), the robots
+  restarted, the problems that stopped it, and each team's configuration.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import os
 import shlex
 import sys
@@ -33,18 +32,15 @@ from typing import Callable, Optional
 import structlog
 
 from squeeze.config.settings import MqttSettings, TableManagerSettings
-from squeeze.engine.board import PublicPlay
 from squeeze.engine.cards import Seat
-from squeeze.engine.record import BoardRecord
-from squeeze.engine.scoring import imps
 
-from .stats import imp_summary, victory_points
+from .summary import Pair, think_seconds
 from .tm.export import write_outputs
 from .tm.plan import ROOMS, MatchSpec
 from .tm.run import prepare_run, start_publisher
 from .tm.server import TableManager
 
-__all__ = ["TeamSpec", "MatchResult", "run_match", "match_summary", "MATCH_NAME", "MATCH_OWNS"]
+__all__ = ["TeamSpec", "MatchResult", "run_match", "MATCH_NAME", "MATCH_OWNS"]
 
 MATCH_NAME = "match"
 #: ``[tm]`` keys a match sets itself (from ``[match]``): a settings file that sets them is refused, not ignored.
@@ -93,62 +89,6 @@ class MatchResult:
     out: Path
     restarts: int = 0
     problems: list[str] = field(default_factory=list)
-
-
-def _team_of(record: BoardRecord, seat: Seat, teams: tuple[str, str]) -> str:
-    """Team A is N/S in the open room, E/W in the closed room."""
-    a_is_ns = record.room != "Closed"
-    return teams[0] if seat.is_ns == a_is_ns else teams[1]
-
-
-def _quantile(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else math.nan
-
-
-def match_summary(records: list[BoardRecord], teams: tuple[str, str]) -> dict:
-    """The verdict of a two-room match from its finished records: IMPs per board for team A (with standard error,
-    95 % interval and likelihood of superiority), each team's IMPs and VPs, flat boards, and each team's thinking
-    time per decision."""
-    by_board: dict[int, dict[str, BoardRecord]] = {}
-    for r in records:
-        by_board.setdefault(r.board, {})[r.room] = r
-    swings = {b: imps(rooms["Open"].score_ns() - rooms["Closed"].score_ns())
-              for b, rooms in sorted(by_board.items()) if {"Open", "Closed"} <= set(rooms)}
-    s = imp_summary(list(swings.values()))
-    a_imps = sum(v for v in swings.values() if v > 0)
-    b_imps = -sum(v for v in swings.values() if v < 0)
-    vp = victory_points(a_imps - b_imps, len(swings)) if swings else (math.nan, math.nan)
-    think: dict[str, list[float]] = {teams[0]: [], teams[1]: []}
-    for r in records:
-        if r.auction is not None:
-            for i, note in enumerate(r.call_notes):
-                if note.seconds is not None:
-                    think[_team_of(r, r.auction.seat_of(i), teams)].append(note.seconds)
-        if r.card_notes and r.contract is not None:
-            players = PublicPlay(r.contract, r.play).players
-            for seat, note in zip(players, r.card_notes):
-                if note.seconds is not None:
-                    think[_team_of(r, seat, teams)].append(note.seconds)
-
-    def clean(x: float) -> Optional[float]:
-        return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
-
-    return {
-        "teams": list(teams),
-        "boards": len(swings),
-        "imps": {teams[0]: a_imps, teams[1]: b_imps},
-        "imps_per_board": clean(s.mean),
-        "stderr": clean(s.se),
-        "interval95": [clean(s.low), clean(s.high)],
-        "los": clean(s.los),
-        "vp": {teams[0]: clean(vp[0]), teams[1]: clean(vp[1])},
-        "flat_boards": sum(1 for v in swings.values() if v == 0),
-        "swings": {str(b): v for b, v in swings.items()},
-        "think_seconds": {t: {"decisions": len(xs), "mean": clean(sum(xs) / len(xs) if xs else math.nan),
-                              "p95": clean(_quantile(xs, 0.95)), "max": clean(max(xs) if xs else math.nan)}
-                          for t, xs in think.items()},
-    }
 
 
 async def _launch(robot: _Robot) -> None:
@@ -235,14 +175,15 @@ async def run_match(boards: int, team_a: TeamSpec, team_b: TeamSpec, out: Path |
                 except asyncio.TimeoutError:
                     r.proc.kill()
                     await r.proc.wait()
-        summary = write_outputs(store, out)
-        records = [row.record for row in store.results() if row.match == MATCH_NAME]
-        finished = len(records) == total
-        store.close()
-        if publisher is not None:
-            await publisher.close()
-    summary.update(match_summary(records, (team_a.name, team_b.name)))
-    summary.update({"robot_restarts": restarts, "finished": finished, "problems": problems,
-                    "configs": {team_a.name: team_a.command or team_a.config, team_b.name: team_b.command or team_b.config}})
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        try:
+            records = [row.record for row in store.results() if row.match == MATCH_NAME]
+            finished = len(records) == total
+            summary = write_outputs(store, out, source="match", seed=seed, think_seconds=think_seconds(records),
+                                    finished=finished, robot_restarts=restarts, problems=problems,
+                                    configs=Pair[Optional[str]](a=team_a.command or team_a.config,
+                                                                b=team_b.command or team_b.config))
+        finally:
+            store.close()
+            if publisher is not None:
+                await publisher.close()
     return MatchResult(summary, finished, out, restarts, problems)

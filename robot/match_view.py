@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from squeeze.engine.scoring import imps
+from squeeze.engine.teams import compare_rooms, gross_imps
 
 __all__ = ["MatchView"]
 
@@ -51,13 +51,9 @@ class MatchView:
         several times a second)."""
         if manager is None or finished == self._score_at[0]:
             return self._score_at[1]
-        scores: dict[int, dict[str, int]] = {}
-        for row in manager.store.results():
-            scores.setdefault(row.board, {})[row.room] = row.record.score_ns()
-        swings = [imps(s["Open"] - s["Closed"]) for s in scores.values() if len(s) == 2]
-        a = sum(v for v in swings if v > 0)
-        b = -sum(v for v in swings if v < 0)
-        self._score_at = (finished, f"{self.teams[0]} {a} - {b} {self.teams[1]} IMPs after {len(swings)} boards")
+        compared = compare_rooms(row.record for row in manager.store.results())
+        a, b = gross_imps(c.swing for c in compared)
+        self._score_at = (finished, f"{self.teams[0]} {a} - {b} {self.teams[1]} IMPs after {len(compared)} boards")
         return self._score_at[1]
 
     def _render(self, manager, progress: dict) -> Table:
@@ -79,25 +75,28 @@ class MatchView:
         return t
 
     def print_summary(self, summary: dict, out: Path) -> None:
+        """The verdict from the match's ``summary.json`` object (``robot.summary``)."""
         a, b = self.teams
-        per = summary.get("imps_per_board")
-        lines = [f"{a} {summary['imps'][a]} - {summary['imps'][b]} {b} IMPs over {summary['boards']} boards"]
+        per = summary["imps_per_board"]
+        imps = summary["imps"] or {"a": 0, "b": 0}
+        lines = [f"{a} {imps['a']} - {imps['b']} {b} IMPs over {summary['boards']} boards"]
         if per is not None:
-            se = summary.get("stderr")
-            low, high = summary.get("interval95", [None, None])
+            se = summary["stderr"]
+            low, high = summary["interval95"]
             lines.append(f"{a}: {per:+.2f} IMPs/board" + (f" ± {se:.2f} (95% {low:+.2f} .. {high:+.2f})"
                                                           if se is not None else ""))
-            lines.append(f"VPs: {a} {summary['vp'][a]:.2f} - {summary['vp'][b]:.2f} {b}")
-        for team, t in summary.get("think_seconds", {}).items():
-            if t["decisions"]:
+            lines.append(f"VPs: {a} {summary['vp']['a']:.2f} - {summary['vp']['b']:.2f} {b}")
+        for side, team in (("a", a), ("b", b)):
+            t = (summary["think_seconds"] or {}).get(side)
+            if t and t["decisions"]:
                 lines.append(f"{team} thinking per decision: mean {t['mean']:.3f} s, p95 {t['p95']:.3f} s, "
                              f"max {t['max']:.3f} s ({t['decisions']} decisions)")
-        if summary.get("robot_restarts"):
+        if summary["robot_restarts"]:
             lines.append(f"robot processes restarted: {summary['robot_restarts']}")
-        voided = sum(m.get("voided", 0) for m in summary.get("matches", {}).values())
-        if voided:
-            lines.append(f"boards voided and replayed: {voided}")
-        for p in summary.get("problems", []):
+        replayed = (summary["incidents"] or {}).get("void", 0)
+        if replayed:
+            lines.append(f"boards voided and replayed: {replayed}")
+        for p in summary["problems"] or []:
             lines.append(f"problem: {p}")
         lines.append(f"boards: {out / 'boards.pbn'}   summary: {out / 'summary.json'}")
         self.console.print("\n".join(lines), highlight=False)

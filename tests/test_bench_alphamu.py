@@ -1,5 +1,5 @@
 """bench/alphamu.py's own logic: paired game seeds, and the report it makes from its run log (the statistics and
-the log themselves are squeeze.robot.stats and squeeze.robot.runlog, tested in test_stats and test_runlog)."""
+the log themselves are squeeze.engine.stats and squeeze.robot.runlog, tested in test_stats and test_runlog)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from squeeze.robot.stats import mcnemar_p
+from squeeze.engine.stats import mcnemar_p
 
 _spec = importlib.util.spec_from_file_location("bench_alphamu", Path(__file__).parent.parent / "bench" / "alphamu.py")
 alphamu = importlib.util.module_from_spec(_spec)

@@ -12,6 +12,7 @@ import pytest
 from squeeze.engine.pbn import read_pbn
 from squeeze.engine.scoring import imps
 from squeeze.robot.match import MATCH_NAME, TeamSpec, run_match
+from squeeze.robot.summary import parse_summary
 from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 
 
@@ -55,10 +56,15 @@ def test_a_two_board_match_end_to_end(tmp_path):
         assert pair["Open"].tags["ScoreIMP"] == str(swing) and pair["Closed"].tags["ScoreIMP"] == str(-swing)
         swings.append(swing)
     assert summary["boards"] == 2 and summary["swings"] == {str(b): s for b, s in zip(sorted(rooms), swings)}
-    assert summary["imps"] == {"Alpha": sum(s for s in swings if s > 0), "Beta": -sum(s for s in swings if s < 0)}
+    assert summary["teams"] == {"a": "Alpha", "b": "Beta"}
+    assert summary["imps"] == {"a": sum(s for s in swings if s > 0), "b": -sum(s for s in swings if s < 0)}
     assert summary["imps_per_board"] == pytest.approx(sum(swings) / 2)
-    assert summary["vp"]["Alpha"] + summary["vp"]["Beta"] == pytest.approx(20)
-    assert summary["think_seconds"]["Alpha"]["decisions"] > 50 and summary["finished"] is True
+    assert summary["vp"]["a"] + summary["vp"]["b"] == pytest.approx(20)
+    assert summary["think_seconds"]["a"]["decisions"] > 50 and summary["finished"] is True
+    # the one schema of every summary.json, every field checked on the way in
+    parsed = parse_summary((out / "summary.json").read_text())
+    assert parsed.source == "match" and parsed.match == MATCH_NAME and parsed.to_dict() == summary
+    assert parsed.configs.b.endswith("--preset fast") and parsed.robot_restarts == 0 and parsed.problems == []
     endplay_pbn = pytest.importorskip("endplay.parsers.pbn")
     boards = endplay_pbn.loads(text)
     assert len(boards) == 4 and {str(b.deal.to_pbn()) for b in boards} == \
@@ -98,7 +104,7 @@ async def test_a_robot_killed_mid_match_the_match_finishes_and_nothing_counts_tw
     assert killed, "no robot was killed"
     assert result.finished and result.restarts >= 1
     s = result.summary
-    assert s["boards"] == 2 and s["matches"][MATCH_NAME]["boards"] == {"Open": 2, "Closed": 2}
+    assert s["boards"] == 2 and s["matches"][MATCH_NAME]["played"] == {"Open": 2, "Closed": 2}
     games = read_pbn((tmp_path / "k" / "boards.pbn").read_text()).games
     assert sorted((g.record.board, g.record.room) for g in games) == [(1, "Closed"), (1, "Open"), (2, "Closed"),
                                                                        (2, "Open")]

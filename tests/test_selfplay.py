@@ -13,12 +13,10 @@ import time
 import pytest
 
 from squeeze.config.settings import SelfPlaySettings
-from squeeze.engine.auction import Contract
-from squeeze.engine.cards import Deal, Vul
 from squeeze.engine.record import BoardRecord
 from squeeze.robot.selfplay import executors
-from squeeze.robot.selfplay.report import compare_board
 from squeeze.robot.selfplay.run import SelfPlayError, StrictStop, load_team, prepare_run, run_selfplay
+from squeeze.robot.summary import parse_summary
 from squeeze.robot.tm.store import ResultsStore
 
 SQUEEZE = [sys.executable, "-m", "squeeze.robot.cli"]
@@ -60,45 +58,6 @@ def results(out):
         store.close()
 
 
-# --- the figures of a board --------------------------------------------------------------------------------------
-DEAL = Deal.parse("N:A52.97632.Q95.KT KJT6.AK.J84.A863 Q7.Q4.AKT632.Q95 9843.JT85.7.J742")
-
-
-def record(contract, tricks):
-    return BoardRecord(board=1, deal=DEAL, vul=Vul.NONE, contract=Contract.parse(contract), result=tricks)
-
-
-def tricks_table(ns_spades):
-    """A double-dummy table where N/S take ``ns_spades`` tricks in spades, E/W nothing anywhere (par: N/S's best
-    spade contract), everyone else 6 (no other contract makes)."""
-    table = [[6, 6, 6, 6] for _ in range(5)]
-    for strain in range(5):
-        table[strain][1] = table[strain][3] = 0
-    spades = 3  # Strain.SPADES
-    table[spades][0] = table[spades][2] = ns_spades
-    return table
-
-
-def test_a_play_swing_is_split_from_the_bidding_by_the_contracts_dd_values():
-    # both rooms in 4S by North, worth 10 tricks double dummy: the open room made it, the closed room went down
-    c = compare_board(record("4SN", 10), record("4SN", 9), tricks_table(10))
-    assert (c.swing, c.bidding, c.play) == (10, 0, 10)  # 420 against -50: 470 points
-    # par is 4S making (420): the open room is at par, the closed room 470 below it, from A's side (E/W there)
-    assert c.par_swing == 10 and c.contracts == ("4SN", "4SN")
-
-
-def test_a_bidding_swing_is_split_from_the_play():
-    # the open room bid the game (420), the closed room stopped in 2S and made its ten tricks (170)
-    c = compare_board(record("4SN", 10), record("2SN", 10), tricks_table(10))
-    assert (c.swing, c.bidding, c.play) == (6, 6, 0)
-    # against par both are reckoned alone: the open room 0, the closed room (A is E/W) +250 for A: 6 IMPs
-    assert c.par_swing == 6
-    # a passed-out room scores 0 and is worth 0 double dummy
-    passed = BoardRecord(board=1, deal=DEAL, vul=Vul.NONE)
-    c = compare_board(passed, record("4SN", 9), tricks_table(10))
-    assert (c.swing, c.bidding, c.play, c.contracts) == (2, -9, 11, ("passed", "4SN"))  # 50; 420 is 9 IMPs
-
-
 def test_both_rooms_of_a_board_are_committed_together_or_not_at_all(tmp_path):
     from squeeze.robot.tm.plan import random_boards
     from squeeze.robot.tm.store import DuplicateBoardError
@@ -120,8 +79,9 @@ def test_both_rooms_of_a_board_are_committed_together_or_not_at_all(tmp_path):
 
 
 def test_the_sprt_reads_the_boards_done_without_a_gap_in_board_order():
-    from squeeze.robot.selfplay.report import BoardComparison, sprt_state, summarize
-    from squeeze.robot.stats import Sprt
+    from squeeze.engine.stats import Sprt
+    from squeeze.engine.teams import BoardComparison
+    from squeeze.robot.selfplay.report import sprt_state
 
     def comp(board, swing):
         return BoardComparison(board, swing, 0, swing, swing, ("3NN", "3NN"))
@@ -135,14 +95,6 @@ def test_the_sprt_reads_the_boards_done_without_a_gap_in_board_order():
     # board 5 voided: it is done, adds no swing, and the boards after it count
     state = sprt_state(Sprt(0, 0.5, min_boards=6), comps, done | {5}, list(range(1, 10)))
     assert state.boards == 8 and state.verdict == "continue"  # (4 flat, 4 of 12 IMPs: too spread to tell)
-    summary = summarize(comps, planned=9, voided={5: "Open room: boom"}, teams=("a", "b"), seed=1,
-                        sprt=(test, state))
-    assert summary["boards"] == 8 and summary["imps_a"] == 48 and summary["flat"] == 4
-    assert summary["voided"] == {"count": 1, "boards": [{"board": 5, "error": "Open room: boom"}]}
-    assert summary["sprt"]["verdict"] == state.verdict and summary["sprt"]["boards"] == 8
-    # one board: no standard error, and JSON has no NaN: null
-    one = summarize(comps[:1], planned=1, voided={}, teams=("a", "b"), seed=1)
-    assert one["stderr"] is None and one["interval95"] == [None, None] and one["sprt"] is None
 
 
 # --- runs --------------------------------------------------------------------------------------------------------
@@ -163,6 +115,9 @@ def test_a_run_plays_every_board_in_both_rooms_and_writes_its_files(two_workers)
     assert sorted(played) == sorted((b, room) for b in range(1, 7) for room in ("Open", "Closed")) and not voided
     summary = json.loads((s.out / "summary.json").read_text())
     assert summary == report.summary
+    parsed = parse_summary((s.out / "summary.json").read_bytes())  # the one schema, every field checked
+    assert parsed.source == "selfplay" and parsed.match == "selfplay" and parsed.planned == 6 and parsed.seed == 1
+    assert parsed.to_dict() == summary and parsed.bidding is not None and parsed.think_seconds is None
     assert summary["boards"] == 6 and summary["teams"] == {"a": "two", "b": "three"}
     for key in ("imps_per_board", "stderr", "interval95", "los", "flat", "bidding", "play", "par_adjusted"):
         assert key in summary

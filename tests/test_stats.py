@@ -1,5 +1,5 @@
-"""``robot.stats``: the statistics of a comparison (matches, self-play, the αμ bench). The figures they print are
-only as good as these."""
+"""``engine.stats``: the statistics of a comparison (matches, self-play, the αμ bench, the Borel bidder's worlds).
+The figures they print, and the bidder's decisions, are only as good as these."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from squeeze.engine.cards import BridgeError
-from squeeze.robot import stats
-from squeeze.robot.stats import Sprt
+from squeeze.engine import stats
+from squeeze.engine.stats import Sprt
 
 
 def test_rate_and_standard_error():
@@ -69,6 +69,24 @@ def test_los_is_the_normal_probability_of_a_positive_mean():
     assert stats.los(-1.0, 1.0) == pytest.approx(1 - 0.8413447460685429)
     assert (stats.los(2.0, 0.0), stats.los(-2.0, 0.0), stats.los(0.0, 0.0)) == (1.0, 0.0, 0.5)
     assert math.isnan(stats.los(1.0, math.nan))
+
+
+def test_weighted_figures_are_the_borel_bidders_numbers_to_the_last_bit():
+    # The Borel bidder weighs each world by how well it fits the auction; these are the figures its own private
+    # function gave for this input before it used engine.stats (a change here changes its decisions).
+    values = np.array([3, -1, 0, 6, -6, 2, 10, -3, 1, 0, 4, -2], dtype=float)
+    weights = np.array([1, .1, 1, .01, 1, 1, .1, 1, 1, .01, 1, 1])
+    assert stats.weighted_mean_se(values, weights) == (-0.004866180048661804, 1.2106994517036094)
+    assert stats.weighted_mean_se(values, np.ones(12)) == (1.1666666666666667, 1.2298887196109503)
+    # equal weights: the plain mean and standard error
+    assert stats.weighted_mean_se(values, np.ones(12)) == pytest.approx(stats.mean_se(list(values)))
+    assert stats.effective_sample_size(np.ones(12)) == 12.0
+    assert stats.effective_sample_size(weights) == pytest.approx(weights.sum() ** 2 / (weights ** 2).sum())
+    # one effective world, or none: nothing can be told, the spread is infinite (no margin is ever beaten)
+    assert stats.weighted_mean_se(values[:1], weights[:1]) == (3.0, math.inf)
+    assert stats.weighted_mean_se(values[:2], np.array([1.0, 0.0])) == (3.0, math.inf)
+    assert stats.weighted_mean_se(values[:0], weights[:0]) == (0.0, math.inf)
+    assert stats.effective_sample_size(np.zeros(3)) == 0.0
 
 
 def test_imp_summary_of_a_match():

@@ -9,6 +9,7 @@ from structlog.testing import capture_logs
 
 from squeeze.engine.cards import Card, Seat
 from squeeze.protocol.client import CallRequested, CardRequested
+from squeeze.robot.summary import parse_summary
 from squeeze.robot.tm.export import write_outputs
 from squeeze.robot.tm.transcript import read_transcript
 from tm_client import InProcessTM, ScriptedClient, four_clients, start_in_order
@@ -143,8 +144,9 @@ async def test_two_rooms_same_boards_seats_swapped_and_the_files(tmp_path):
         assert rows[0].record.players[N] == "Alpha" and rows[1].record.players[N] == "Beta"
         summary = write_outputs(tm.store, tmp_path)
     (match,) = summary["matches"].values()
-    assert match["teams"] == ["Alpha", "Beta"] and match["boards"] == {"Open": 2, "Closed": 2}
-    assert match["compared"] == 2
+    assert match["teams"] == {"a": "Alpha", "b": "Beta"} and match["played"] == {"Open": 2, "Closed": 2}
+    assert match["boards"] == 2 and summary["boards"] == 2 and summary["source"] == "tm"
+    assert parse_summary((tmp_path / "summary.json").read_bytes()).to_dict() == summary  # the one schema
     pbn = (tmp_path / "boards.pbn").read_text(encoding="latin-1")
     assert pbn.count('[Room "Open"]') == 2 and pbn.count('[Room "Closed"]') == 2 and "{Time N/S" in pbn
     lin = (tmp_path / "Alpha.lin").read_text()

@@ -2,7 +2,6 @@
 again with ``--resume``: every board is finished exactly once, with the result an uninterrupted run gives."""
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from squeeze.protocol.client import BoardComplete, CallReceived
+from squeeze.robot.summary import parse_summary
 from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 from tm_client import InProcessTM, four_clients, rejoin_in_order, start_in_order
 
@@ -79,8 +79,8 @@ async def test_sigkill_between_and_during_boards_then_resume_finishes_every_boar
     assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
     assert await asyncio.wait_for(proc.wait(), 10) == 0
     assert rows(folder) == reference  # every board once, as the uninterrupted run played it
-    summary = json.loads((folder / "summary.json").read_text())
-    assert summary["boards"] == 5
+    summary = parse_summary((folder / "summary.json").read_text())  # the one schema, every field checked
+    assert summary.boards == 5 and summary.rooms == 1 and summary.played == {"table": 5} and summary.source == "tm"
     assert (folder / "boards.pbn").read_text(encoding="latin-1").count("[Board ") == 5
 
 

@@ -44,7 +44,6 @@ rule it overrode and why, in words.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from ..cards import BridgeError, Deal, Seat, Strain, Vul
 from ..deadline import DeadlineReached, earliest, expired, slice_of
 from ..play.relax import RelaxingSampler
 from ..scoring import GAME_LEVEL, IMP_BOUNDARIES, imps, par, score
+from ..stats import effective_sample_size, weighted_mean_se
 from ..view import SeatView
 from .interpreter import BidChoice, Bidder, get_bidder
 
@@ -122,19 +122,6 @@ class BorelReport:
     seconds: float = 0.0
     cut_short: bool = False
     stages: dict = field(default_factory=dict)  # seconds spent sampling, projecting, solving, checking gaps
-
-
-def _weighted(values: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Weighted mean and its standard error (effective sample size ``(sum w)^2 / sum w^2``)."""
-    sw = float(w.sum())
-    if sw <= 0 or len(values) == 0:
-        return 0.0, math.inf
-    m = float((w * values).sum() / sw)
-    n_eff = sw * sw / float((w * w).sum())
-    if n_eff <= 1:
-        return m, math.inf
-    var = float((w * (values - m) ** 2).sum() / sw) * n_eff / (n_eff - 1)
-    return m, math.sqrt(var / n_eff)
 
 
 class BorelBidder:
@@ -335,7 +322,8 @@ class BorelBidder:
                 seen = ok[:done]
                 if seen.sum() >= st.min_worlds:
                     d, w = self._gains(scores[:done][seen]), weights[:done][seen]
-                    optimistic = [m + st.stop_z * se for m, se in (_weighted(d[:, j], w) for j in range(1, len(cands)))]
+                    optimistic = [m + st.stop_z * se
+                                  for m, se in (weighted_mean_se(d[:, j], w) for j in range(1, len(cands)))]
                     if max(optimistic) <= margin:
                         report.stages["solve"] = time.monotonic() - t
                         report.worlds = int(seen.sum())
@@ -348,13 +336,13 @@ class BorelBidder:
             raise DeadlineReached(f"only {int(ok[:n].sum())} worlds solved in time")
         scores, w, kept = scores[:n][ok[:n]], weights[:n][ok[:n]], [deals[i] for i in range(n) if ok[i]]
         report.worlds = len(kept)
-        n_eff = float(w.sum()) ** 2 / float((w * w).sum())
+        n_eff = effective_sample_size(w)
         if n_eff < st.min_worlds:  # relaxed worlds that mostly contradict the auction: too little evidence
             report.why_not = f"the worlds fit the auction too poorly (effective sample {n_eff:.1f})"
             return _plain(rules)
         # 4. gains against the rules' call
         diff = self._gains(scores)
-        stats = {j: _weighted(diff[:, j], w) for j in range(1, len(cands))}
+        stats = {j: weighted_mean_se(diff[:, j], w) for j in range(1, len(cands))}
         report.gains = {str(cands[j]): (round(m, 3), round(se, 3)) for j, (m, se) in stats.items()}
         ranked = sorted(stats, key=lambda j: -(stats[j][0] - st.z * stats[j][1]))
         clear = [j for j in ranked if stats[j][0] - st.z * stats[j][1] > margin][:2]
@@ -388,7 +376,7 @@ class BorelBidder:
                 if gap:
                     trusted[i] = 0.0
                     distrusted += 1
-            m2, se2 = _weighted(trusted, w)
+            m2, se2 = weighted_mean_se(trusted, w)
             report.gains[str(cands[best])] = (round(m2, 3), round(se2, 3))
             if m2 - st.z * se2 > margin:
                 passed.append((m2 - st.z * se2, best, m2, se2, trusted, distrusted))

@@ -10,7 +10,7 @@ Both rooms of a board (and its double-dummy table) go into the store in one tran
 board in both rooms, also for good; so a run killed at any instant and started again plays every board exactly once.
 
 Files, written from the store (never from memory) at the end and when stopped: ``boards.pbn`` (both rooms, no
-timings: the same seed gives the same bytes), ``selfplay.lin`` (vugraph), ``summary.json`` (``report.summarize``),
+timings: the same seed gives the same bytes), ``selfplay.lin`` (vugraph), ``summary.json`` (``robot.summary``),
 ``imps.png`` (with matplotlib).
 """
 
@@ -33,14 +33,16 @@ from squeeze.config.settings import SelfPlaySettings, SettingsError, available_p
 from squeeze.engine.cards import BridgeError
 from squeeze.engine.player import PlayerParams
 from squeeze.engine.record import BoardRecord
-from squeeze.robot.stats import ImpSummary, Sprt, SprtResult, imp_summary
-from squeeze.robot.tm.export import write_boards, write_file
+from squeeze.engine.stats import ImpSummary, Sprt, SprtResult, imp_summary
+from squeeze.engine.teams import CLOSED, OPEN, BoardComparison, compare_board
+from squeeze.robot.summary import sprt_figures
+from squeeze.robot.tm.export import store_summary, write_boards, write_summary
 from squeeze.robot.tm.plan import random_boards
 from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError
 
 from .executors import ExecutorError, open_executor
-from .report import BoardComparison, compare_board, plot_running, sprt_state, summarize
-from .worker import CLOSED, OPEN, BoardOutcome, Job, run_chunk
+from .report import plot_running, sprt_state
+from .worker import BoardOutcome, Job, run_chunk
 
 __all__ = ["SelfPlayError", "StrictStop", "ExecutorError", "Team", "load_team", "Prepared", "prepare_run",
            "RunProgress", "RunReport", "run_selfplay", "write_files", "MATCH", "MAX_ATTEMPTS"]
@@ -363,11 +365,9 @@ def write_files(run: _Run, settings: SelfPlaySettings) -> dict:
     """``boards.pbn``, ``selfplay.lin``, ``summary.json`` and ``imps.png`` in ``settings.out``, from the store."""
     out = Path(settings.out)
     write_boards(run.prep.store, out, timing=False)
-    ordered = [run.comparisons[b] for b in sorted(run.comparisons)]
     state = run.sprt_result()
-    teams = (run.prep.teams[0].name, run.prep.teams[1].name)
-    summary = summarize(ordered, planned=len(run.boards), voided=run.voided, teams=teams, seed=settings.seed,
-                        sprt=None if state is None else (run.sprt, state))  # type: ignore[arg-type]
-    write_file(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    plot_running(ordered, out / "imps.png")
-    return summary
+    summary = store_summary(run.prep.store, "selfplay", double_dummy=True, seed=settings.seed,
+                            sprt=None if state is None else sprt_figures(run.sprt, state))  # type: ignore[arg-type]
+    write_summary(out, summary)
+    plot_running([run.comparisons[b] for b in sorted(run.comparisons)], out / "imps.png")
+    return summary.to_dict()

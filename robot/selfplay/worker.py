@@ -21,14 +21,12 @@ from typing import Optional, Sequence
 
 from squeeze.engine.cards import Deal, Seat
 from squeeze.engine.player import Player, PlayerParams
+from squeeze.engine.teams import CLOSED, OPEN, TEAM_SEATS
 
 from .table import play_board
 
-__all__ = ["Job", "BoardOutcome", "run_chunk", "OPEN", "CLOSED", "TEAM_SEATS"]
+__all__ = ["Job", "BoardOutcome", "run_chunk"]
 
-OPEN, CLOSED = "Open", "Closed"  #: the results store's room names (robot.tm.plan.ROOMS[2])
-#: The seats of team A in each room (team B has the others): A is N/S in the open room, E/W in the closed room.
-TEAM_SEATS = {OPEN: (Seat.NORTH, Seat.SOUTH), CLOSED: (Seat.EAST, Seat.WEST)}
 
 
 @dataclass(frozen=True)

@@ -5,24 +5,27 @@
   (clock warnings, forced calls and cards) as comments after the ``Result`` tag;
 - ``<match>.lin``: a two-room match as a BBO vugraph file (both rooms, the match header), a one-room match as LIN
   (one board a line);
-- ``summary.json``: per match the teams, boards finished per room, voided attempts and, for two rooms, the IMPs.
+- ``summary.json``: the run's ``robot.summary.MatchSummary`` (one schema for every writer: this table manager,
+  ``squeeze match`` and self-play), built from the store by ``store_summary`` with what only the writer knows.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
+from collections import defaultdict
 from pathlib import Path
 
 from squeeze.engine.lin import write_lin, write_lin_match
 from squeeze.engine.pbn import PbnGame, encode_pbn, write_pbn
-from squeeze.engine.scoring import imps
+from squeeze.engine.teams import OPEN, paired_rooms, room_swing
 
+from ..summary import MatchSummary, match_figures
 from .store import ResultRow, ResultsStore
 
-__all__ = ["write_outputs", "write_boards", "pbn_game", "match_file_name", "write_file"]
+__all__ = ["write_outputs", "write_boards", "store_summary", "write_summary", "pbn_game", "match_file_name",
+           "write_file"]
 
 
 def _clock(seconds: float | None) -> str:
@@ -46,10 +49,11 @@ def pbn_game(row: ResultRow, score_imp: int | None = None, *, timing: bool = Tru
 
 def _swings(rows: list[ResultRow]) -> dict[tuple[str, int], int]:
     """(match, board) -> the IMPs the open room's N/S pair won, for boards finished in both rooms."""
-    scores: dict[tuple[str, int], dict[str, int]] = {}
+    by_match: dict[str, list] = defaultdict(list)
     for r in rows:
-        scores.setdefault((r.match, r.board), {})[r.room] = r.record.score_ns()
-    return {k: imps(s["Open"] - s["Closed"]) for k, s in scores.items() if {"Open", "Closed"} <= set(s)}
+        by_match[r.match].append(r.record)
+    return {(match, b): room_swing(o.score_ns(), c.score_ns())
+            for match, records in by_match.items() for b, (o, c) in paired_rooms(records).items()}
 
 
 def match_file_name(match: str) -> str:
@@ -77,7 +81,7 @@ def write_boards(store: ResultsStore, folder: Path | str, *, timing: bool = True
 
     def score_imp(r: ResultRow) -> int | None:  # the room's N/S pair: team a in the open room, team b closed
         swing = swings.get((r.match, r.board))
-        return None if swing is None else swing if r.room == "Open" else -swing
+        return None if swing is None else swing if r.room == OPEN else -swing
 
     write_file(out / "boards.pbn", encode_pbn(write_pbn((pbn_game(r, score_imp(r), timing=timing) for r in rows),
                                                         score=True)))
@@ -92,30 +96,31 @@ def write_boards(store: ResultsStore, folder: Path | str, *, timing: bool = True
     return rows
 
 
-def write_outputs(store: ResultsStore, folder: Path | str) -> dict:
-    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary."""
-    out = Path(folder)
-    rows = write_boards(store, out)
-    voids: dict[str, int] = {}
-    incidents: dict[str, list[dict]] = {}
+def store_summary(store: ResultsStore, source: str, *, double_dummy: bool = False, **run) -> MatchSummary:
+    """The run's summary from what the store holds: each match's figures from its finished boards, its boards
+    voided for good and its incidents; ``planned``, the boards of the plan. ``double_dummy``: the store keeps each
+    compared board's double-dummy table (self-play), so the bidding/play split and par are given. ``run``: what
+    only the writer knows (``seed``, ``sprt``, ``think_seconds``, ...)."""
+    rows = store.results()
+    incidents: dict[str, list[tuple]] = defaultdict(list)
     for match, room, board, kind, detail in store.incidents():
-        if kind == "void":
-            voids[match] = voids.get(match, 0) + 1
-        incidents.setdefault(match, []).append({"room": room, "board": board, "kind": kind, "detail": detail})
-    summary: dict = {"boards": len(rows), "matches": {}}
-    for mt in store.matches():
-        mine = [r for r in rows if r.match == mt.name]
-        entry: dict = {"teams": [mt.team_a, mt.team_b], "rooms": mt.rooms, "voided": voids.get(mt.name, 0),
-                       "incidents": incidents.get(mt.name, []), "boards": {}}
-        for r in mine:
-            entry["boards"][r.room or "table"] = entry["boards"].get(r.room or "table", 0) + 1
-        if mt.rooms == 2:
-            # team a is N/S in the open room: its swing is the open room's N/S score against the closed room's
-            mine_swings = [v for (name, _b), v in _swings(mine).items() if name == mt.name]
-            entry["compared"] = len(mine_swings)
-            entry["imps_a"] = sum(mine_swings)
-            if mine_swings:
-                entry["imps_per_board"] = sum(mine_swings) / len(mine_swings)
-        summary["matches"][mt.name] = entry
-    write_file(out / "summary.json", (json.dumps(summary, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    return summary
+        incidents[match].append((room, board, kind, detail))
+    dd = store.dd_tables() if double_dummy else None
+    matches = {mt.name: match_figures([r.record for r in rows if r.match == mt.name], teams=(mt.team_a, mt.team_b),
+                                      rooms=mt.rooms, dd=dd, voided=store.errors(mt.name),
+                                      incidents=incidents[mt.name])
+               for mt in store.matches()}
+    return MatchSummary.of(source, matches, **{"planned": len(store.deals()), **run})
+
+
+def write_summary(folder: Path | str, summary: MatchSummary) -> None:
+    write_file(Path(folder) / "summary.json", summary.to_json().encode("utf-8"))
+
+
+def write_outputs(store: ResultsStore, folder: Path | str, *, source: str = "tm", **run) -> dict:
+    """Write ``boards.pbn``, one LIN file per match and ``summary.json`` into ``folder``; returns the summary (as
+    the file's JSON object). ``source`` and ``run``: as ``store_summary``."""
+    write_boards(store, folder)
+    summary = store_summary(store, source, **run)
+    write_summary(folder, summary)
+    return summary.to_dict()

@@ -23,6 +23,7 @@ from typing import Optional
 from squeeze.engine.cards import Deal, dealer_for_board, vul_for_board
 from squeeze.engine.pbn import read_pbn
 from squeeze.engine.record import BoardRecord
+from squeeze.engine.teams import CLOSED, OPEN
 from squeeze.protocol import messages as m
 from squeeze.protocol.errors import ProtocolError
 
@@ -30,7 +31,7 @@ __all__ = ["PlanError", "MatchSpec", "parse_board_range", "load_boards", "random
            "ROOMS"]
 
 #: Room names by number of rooms: a single table has no room name (its Board line and records carry none).
-ROOMS = {1: ("",), 2: ("Open", "Closed")}
+ROOMS = {1: ("",), 2: (OPEN, CLOSED)}
 
 
 class PlanError(ValueError):

@@ -146,14 +146,16 @@ async def _run(settings: TableManagerSettings, resume: bool, mqtt: Optional[Mqtt
             if code == EXIT_STORE_FAILED:  # (the folder cannot take the files either; the store holds what counts)
                 return code
             try:
-                summary = write_outputs(store, settings.results_dir)
+                summary = write_outputs(store, settings.results_dir,
+                                        seed=None if settings.boards_file is not None else settings.seed)
             except OSError as exc:  # (a full disk or read-only folder at the very end: the store has every board)
                 print(f"squeeze tm: stopped, the results files cannot be written to {settings.results_dir}: "
                       f"{exc.strerror or exc}\nsqueeze tm: every finished board is in the results store; make the "
                       "folder writable (or free space), then run the same command with --resume to write the files.",
                       file=sys.stderr, flush=True)
                 return EXIT_STORE_FAILED
-            print(f"squeeze tm: {summary['boards']} boards finished, results in {settings.results_dir}", flush=True)
+            finished = sum(n for m in summary["matches"].values() for n in m["played"].values())
+            print(f"squeeze tm: {finished} boards finished, results in {settings.results_dir}", flush=True)
             return code
         finally:
             store.close()

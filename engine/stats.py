@@ -1,6 +1,8 @@
 """The statistics of comparing two teams or two configurations: pure functions over lists of numbers.
 
 - ``mean_se``: a mean (a make rate is the mean of 0/1 outcomes) and its standard error; ``interval95`` around it.
+- ``weighted_mean_se``: the same for weighted observations (the Borel bidder's worlds, each weighted by how well it
+  fits the auction), over ``effective_sample_size`` observations.
 - ``paired_differences``: per board (or deal) differences of two configurations that played the same boards.
 - ``sign_flip_p``: two-sided permutation test of a paired mean difference (exact up to 16 boards, Monte Carlo
   beyond); ``mcnemar_p``: the exact McNemar test on discordant pairs.
@@ -8,8 +10,8 @@
 - ``victory_points``: the WBF 20-VP continuous scale (2013) for a match's IMP margin.
 - ``Sprt``: the sequential test that stops a self-play run once it decides between two IMP-per-board edges.
 
-numpy is the only dependency (for the sign-flip test); the normal distribution comes from ``math.erf`` and the
-binomial from ``math.comb``.
+numpy is the only dependency (the sign-flip test, the weighted figures); the normal distribution comes from
+``math.erf`` and the binomial from ``math.comb``.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from typing import Sequence
 
 import numpy as np
 
-from squeeze.engine.cards import BridgeError
+from .cards import BridgeError
 
 __all__ = [
     "Z95",
     "mean_se",
     "interval95",
+    "effective_sample_size",
+    "weighted_mean_se",
     "paired_differences",
     "sign_flip_p",
     "mcnemar_p",
@@ -57,6 +61,31 @@ def mean_se(xs: Sequence[float]) -> tuple[float, float]:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     return m, math.sqrt(var / n)
+
+
+def effective_sample_size(weights: np.ndarray) -> float:
+    """Kish's effective sample size of weighted observations, ``(sum w)^2 / sum w^2``: as many equally weighted
+    observations would give the same variance of the mean. 0 when no observation has any weight."""
+    sw, sw2 = float(weights.sum()), float((weights * weights).sum())
+    return sw * sw / sw2 if sw2 > 0 else 0.0
+
+
+def weighted_mean_se(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """The weighted mean of ``values`` and its standard error over ``effective_sample_size(weights)`` observations
+    (the weighted variance, made unbiased by ``n_eff / (n_eff - 1)``; with equal weights this is ``mean_se``).
+
+    A decision rule's convention, not a report's: the standard error is infinite when the effective sample is one
+    observation or less (nothing can be told from it, so ``mean - z * se`` beats no margin), and the mean of
+    nothing is 0."""
+    sw = float(weights.sum())
+    if sw <= 0 or len(values) == 0:
+        return 0.0, math.inf
+    m = float((weights * values).sum() / sw)
+    n_eff = effective_sample_size(weights)
+    if n_eff <= 1:
+        return m, math.inf
+    var = float((weights * (values - m) ** 2).sum() / sw) * n_eff / (n_eff - 1)
+    return m, math.sqrt(var / n_eff)
 
 
 def interval95(mean: float, se: float) -> tuple[float, float]:
