@@ -225,6 +225,7 @@ def test_four_squeeze_seats_with_explanations_finish_boards_at_squeeze_tm(tmp_pa
 
 # --- strict robots at our manager ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("clock", ["defaults", "force", "warn"])
 def test_four_strict_robots_finish_boards_at_squeeze_tm(tmp_path, clock):
     """Default settings; then small limits and West asleep past the card limit once (``force``: the table plays the
