@@ -124,6 +124,46 @@ async def test_a_seat_that_never_answers_is_forced_and_the_table_goes_on(tmp_pat
         assert any("Time limit: North" in line for line in clients[0].table_errors) is warn_at_table
 
 
+class LowestCard(ScriptedClient):
+    """Plays the card the table makes for a late seat (the lowest legal one), so that a forced card does not change
+    the deal as this client sees it."""
+
+    def choose_card(self, ev):
+        return min(ev.legal, key=lambda c: (c.rank, c.suit))
+
+
+async def test_a_seat_the_table_overtook_gets_no_illegal_card_for_its_late_lines(tmp_path):
+    """A protocol-18 robot cannot be told that the table played its card for it: the card and the ready lines it
+    sends after waking are late, not wrong. They are refused in the log, never answered with 'Illegal card' (a strict
+    robot stops on that), and the seat is in step again by the next board."""
+    from structlog.testing import capture_logs
+
+    from squeeze.protocol.client import CardRequested
+
+    sleep = {"left": 1}
+
+    def once(ev, c):  # South's first card of its own: asleep long past the limit, while the table plays on
+        if isinstance(ev, CardRequested) and not ev.from_dummy and sleep["left"]:
+            sleep["left"] = 0
+            return 2.0
+        return 0.0
+
+    with capture_logs() as logs:
+        async with InProcessTM(tmp_path, boards=2, seed=3, seconds_per_card=0.3, grace_seconds=0.2) as tm:
+            clients = [LowestCard(tm.port, "NS team" if s.is_ns else "EW team", s, seed=1) for s in Seat]
+            clients[S].delay_when = once  # (East declares both boards)
+            tasks = await start_in_order(clients)
+            assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
+            kinds = [k for *_, k, _d in tm.store.incidents()]
+            assert [r.board for r in tm.store.results()] == [1, 2]
+    assert sleep["left"] == 0 and "clock" in kinds and "forced" in kinds
+    assert clients[S].table_errors == [] and clients[S].errors == []
+    late = [e for e in logs if e["event"] == "tm.bad_line" and e.get("late")]
+    # its own card among them, refused (already played by the table, or out of turn by now) without a reply
+    assert any(e["error"].startswith(("Illegal card from South", "Card out of turn from South")) for e in late)
+    assert [e["seat"] for e in logs if e["event"] == "tm.in_step"] == ["S"]
+
+
 async def test_void_fate_replays_the_board_once_and_it_ends_as_uninterrupted(tmp_path, reference):
     from squeeze.protocol.client import CallRequested
 

@@ -24,7 +24,11 @@ or card takes longer than ``seconds_per_call``/``seconds_per_card``, whose side'
 legal card, or the ready line); ``void`` voids the board and plays it again from the start (once; a second overrun of
 that board is forced). Each incident goes into the store, the record of the board that finishes (PBN, summary) and
 the live events. The seat itself is told only with ``warn_at_table``: the clocks are the director's, not the
-protocol's, and a protocol-18 robot may drop the table on a line it does not know (BEN's client does).
+protocol's, and a protocol-18 robot may drop the table on a line it does not know (BEN's client does). Nor is it told
+when the table has overtaken it (made a line for it, or voided the attempt it was thinking in): the protocol has no
+way to say so, and its lines still in flight are late, not wrong, so the table refuses them without the ``Illegal
+bid``/``Illegal card`` a strict robot would stop on (``Table.lagging``; they are logged) until it takes a line from
+that seat on a later attempt of a board.
 
 Drops. A seat whose socket closes is held ``hold_seconds``: it may come back with a fresh ``Connecting`` (the board
 restarts once it is ready to start) or, JobScheffers-style, continue on a new socket with its next line (the table
@@ -120,6 +124,9 @@ class Table:
         self.incidents: list[str] = []  # of the board attempt in progress: go into its record when it finishes
         self.voided: dict[int, int] = {}  # board -> times voided for a clock
         self.forced: set[Seat] = set()  # seats the table has acted for on this board (see TableManager._tick)
+        # seats the table has overtaken (a line made for them, or the attempt they were thinking in voided): their
+        # late lines get no reply, until the table takes a line from them on a later attempt of a board
+        self.lagging: set[Seat] = set()
         self.peers: dict[Seat, str] = {}  # address each seat last connected from
         self.done = False
         self.ending = False
@@ -505,15 +512,19 @@ class TableManager:
         try:
             out = table.machine.receive(conn.id, line)
         except ProtocolError as exc:
+            late = conn.seat in table.lagging
             table.log.warning("tm.bad_line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter,
-                              error=str(exc), fatal=exc.fatal)
+                              error=str(exc), fatal=exc.fatal, late=late)
             if conn.report is not None and conn.table is not None:
                 conn.report.deviation(line, f"refused by the table: {exc}")
-            if exc.reply:
+            if exc.reply and (not late or self.settings.warn_at_table):
                 self._write(conn, exc.reply, table)
             if exc.fatal:
                 self._close(conn, f"refused: {exc}")
             return
+        if conn.seat in table.lagging and conn.seat not in table.forced:
+            table.lagging.discard(conn.seat)  # in step again: a line of a later attempt than the one overtaken
+            table.log.info("tm.in_step", seat=conn.seat.letter)
         self._after(table, out)
 
     def _after(self, table: Table, out: list[Outbound]) -> None:
@@ -728,6 +739,7 @@ class TableManager:
         if s.time_fate == "void" and board is not None and table.voided.get(board, 0) < 1:
             table.voided[board] = table.voided.get(board, 0) + 1
             self._incident(table, "void", f"board {board}: {who} over the time limit ({why}); replayed now")
+            table.lagging.add(seat)
             self._after(table, machine.restart_board())
             return
         self._force(table, seat, kind, acting, why)
@@ -765,6 +777,7 @@ class TableManager:
             table.log.info("tm.force_skipped", seat=seat.letter, reason=str(exc))
             return
         table.forced.add(seat)
+        table.lagging.add(seat)
         table.warned_at = None
         self._incident(table, "forced", f"{who}: the table made its {what} ({why})")
         self._after(table, out)
