@@ -257,7 +257,7 @@ def test_four_strict_robots_finish_boards_at_squeeze_tm(tmp_path, clock):
 
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     (match,) = summary["matches"].values()  # (named by the first team to connect)
-    incidents = [(i["board"], i["kind"], i["detail"]) for i in match["incidents"]]
+    incidents = [(i["board"], i["kind"], i["detail"]) for i in match["incident_log"]]
     pbn = (tmp_path / "out" / "boards.pbn").read_text(encoding="latin-1")
     tm_log = tmp_path / "tm.log"
     if clock == "defaults":
