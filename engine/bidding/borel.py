@@ -359,6 +359,14 @@ class BorelBidder:
         for best in clear:
             m, se = stats[best]
             gaining = [i for i in np.argsort(-diff[:, best]) if diff[i, best] >= big]
+            # Set every big win aside first: a call that still gains clearly without them needs no par table (the
+            # check can only set wins aside, and here it would not matter which).
+            without = diff[:, best].copy()
+            without[gaining] = 0.0
+            m0, se0 = weighted_mean_se(without, w)
+            if m0 - st.z * se0 > margin:
+                passed.append((m0 - st.z * se0, best, m0, se0, without, len(gaining)))
+                continue
             todo = [i for i in gaining if i not in tables_of]
             try:
                 solved = self.solver.solve_tables([kept[i] for i in todo], st.threads, end)
@@ -451,7 +459,7 @@ class BorelBidder:
         reads = producer.explanation() if producer is not None else "natural"
         text = (f"{reads} (simulation over {report.worlds} deals: {call} instead of the rules' {rules.call}, "
                 f"{mean:+.2f} {unit} a deal, se {se:.2f}; better in {better} deals, worse in {worse}"
-                + (f", {report.distrusted} set aside as database gaps" if report.distrusted else "")
+                + (f", {report.distrusted} big wins set aside as possible database gaps" if report.distrusted else "")
                 + f"; overrides rule {rules.rule_id}: {rules.explanation})")
         self.counts["overrides"] += 1
         _log.info("bidding.borel_override", seat=view.seat.letter, board=view.board,
