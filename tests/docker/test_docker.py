@@ -105,10 +105,16 @@ def docker_host(tmp_path_factory):
             if before is not None:
                 run("docker", "compose", "-f", COMPOSE_FILE, "-p", PROJECT, "--profile", "remote", "down",
                     "--volumes", "--remove-orphans", "--timeout", "10", timeout=180, check=False)
-                run("docker", "rm", "--force", f"{PROJECT}-health", timeout=60, check=False)
+                run("docker", "rm", "--force", "--volumes", f"{PROJECT}-health", timeout=60, check=False)
                 made = dangling_images() - before
                 if made:
                     run("docker", "image", "rm", *made, timeout=120, check=False)
+                label = f"label=com.docker.compose.project={PROJECT}"
+                left = {"containers": run("docker", "ps", "--all", "--quiet", "--filter", label, timeout=60),
+                        "volumes": run("docker", "volume", "ls", "--quiet", "--filter", label, timeout=60),
+                        "networks": run("docker", "network", "ls", "--quiet", "--filter", label, timeout=60)}
+                left = {kind: done.stdout.split() for kind, done in left.items() if done.stdout.split()}
+                assert not left, f"left behind: {left}"
         finally:
             try:
                 run("bash", HOST_SCRIPT, "stop", state, timeout=180)
@@ -225,7 +231,7 @@ def test_the_image_health_check_passes(image):
             assert status == "healthy", state["Health"]
             assert all(probe["ExitCode"] == 0 for probe in state["Health"]["Log"]), state["Health"]["Log"]
         finally:
-            run("docker", "rm", "--force", name, timeout=60, check=False)
+            run("docker", "rm", "--force", "--volumes", name, timeout=60, check=False)
 
 
 def up_watching_health(env: dict, *args: str, timeout: float = 900) -> tuple[int, str, dict[str, set[str]]]:
