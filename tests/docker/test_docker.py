@@ -3,11 +3,11 @@
 ``docker-host.sh`` installs Docker from Debian's packages and starts a daemon when none answers (and puts the host
 back at the end); the base images come from the registry, or are built from Debian's packages with
 ``docker/local-images.sh`` where it cannot be reached; then, as a user would: ``docker compose build`` (one build),
-the image's ``--help``, a solve and its health check, the README's ``up --build`` for a 4-board match in two rooms
-(health watched under that load, every container exiting 0, the results read from the volume), a second ``up`` on the
-same volume (the run is over: the manager stops at once, no robot starts), and a run stopped after its first board
-and continued by ``up`` (every board stored once). Everything made is removed at the end, but the images (the cache
-of the next run).
+the image's ``--help``, a solve and its health check; the README's ``up --build`` for a 4-board match in two rooms,
+stopped once a board is stored, and ``up`` again, which continues the run to its end (health watched under that
+load, every container exiting 0, every board stored once in the volume); a second ``up`` on the finished volume
+(the manager stops at once, no robot starts); the remote robot without TM_HOST. Everything made is removed at the
+end, but the images (the cache of the next run).
 
 Turned off only on purpose: ``SQUEEZE_DOCKER_TESTS=0``. ``SQUEEZE_DOCKER_PULL=0`` does not try the registry (the base
 images are built locally); ``PYTHON_IMAGE``/``BROKER_IMAGE`` in the environment name the base images to use.
@@ -278,14 +278,49 @@ def assert_every_board_once(env: dict, boards: int) -> None:
     assert sorted(games) == sorted((room, str(b)) for room in ("Open", "Closed") for b in range(1, boards + 1))
 
 
-def test_the_compose_match_plays_every_board_once_and_every_container_exits_0(env, image):
+def up_until_a_board_is_stored_then_stop(env: dict, *args: str, timeout: float = 600) -> tuple[str, int]:
+    """``docker compose up ARGS``, then ``docker compose stop`` as soon as the manager has stored a board: (output,
+    boards stored)."""
+    log = ROOT / "out" / "docker-test-stopped.log"
+    log.parent.mkdir(exist_ok=True)
+    with open(log, "w") as out:
+        proc = subprocess.Popen(["docker", "compose", "--ansi", "never", "-f", str(COMPOSE_FILE), "-p", PROJECT, "up",
+                                 *args], stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + timeout
+            while '"event": "tm.board_finished"' not in log.read_text():
+                assert proc.poll() is None, log.read_text()[-3000:]
+                assert time.monotonic() < deadline, f"no board stored in {timeout} s"
+                time.sleep(1)
+            compose(env, "stop", "--timeout", "20", timeout=120)
+            proc.wait(120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    output = ANSI.sub("", log.read_text())
+    return output, output.count('"event": "tm.board_finished"')
+
+
+def test_the_compose_match_stopped_and_continued_plays_every_board_once_and_every_container_exits_0(env, image):
+    """The README's ``up --build``, stopped once the manager has stored a board, then ``up`` again: the run goes on
+    where it stopped, to the end of the match (4 boards, two rooms), under the health checks."""
     before = dangling_images()
-    with timed("compose: up --build, 4 boards x 2 rooms"):
-        code, output, seen = up_watching_health(env, "--build")
-    assert code == 0, output[-3000:]
+    with timed("compose: up --build, stopped after the first board stored"):
+        output, stored_before = up_until_a_board_is_stored_then_stop(env, "--build")
     built = {m for m in re.findall(r"^#\d+ \[([^\s\]]+)", output, re.M) if m != "internal"}
     assert built <= {"tm"}, f"up --build built {built}"
     assert dangling_images() == before  # (an unchanged image is not built again; nothing left dangling)
+    state = containers()
+    assert state["tm"]["State"]["ExitCode"] == 1  # stopped by the signal: what finished is stored
+    # (init: true: SIGTERM reaches each robot, which stops at once rather than being killed 10 s later)
+    assert all(state[r]["State"]["ExitCode"] != 137 for r in ROBOTS), {r: state[r]["State"]["ExitCode"] for r in ROBOTS}
+
+    with timed("compose: up again, the match continued to its end"):
+        code, output, seen = up_watching_health(env)
+    assert code == 0, output[-3000:]
+    # the boards stored before the stop are not played again
+    assert stored_before >= 1 and stored_before + output.count('"event": "tm.board_finished"') == 8, (
+        stored_before, output[-3000:])
     state = containers()
     assert set(state) == {"mosquitto", "tm", *ROBOTS}, set(state)
     for service in ("tm", *ROBOTS):
@@ -328,40 +363,6 @@ def test_a_second_up_on_the_finished_volume_stops_at_once_without_starting_a_rob
     for robot in ROBOTS:  # not started again, nor restarting
         assert state[robot]["State"]["StartedAt"] == started[robot] and not state[robot]["State"]["Restarting"]
     assert_every_board_once(env, 4)
-
-
-def test_a_stopped_match_is_continued_by_up_on_the_same_volume(env, image):
-    env = dict(env, BOARDS="2")
-    compose(env, "down", "--volumes", "--timeout", "10", timeout=180)
-    log = ROOT / "out" / "docker-test-stopped.log"
-    with timed("compose: a 2-board match stopped after its first board"), open(log, "w") as out:
-        proc = subprocess.Popen(["docker", "compose", "--ansi", "never", "-f", str(COMPOSE_FILE), "-p", PROJECT, "up"],
-                                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        try:
-            deadline = time.monotonic() + 600
-            while "tm.board_finished" not in log.read_text():
-                assert proc.poll() is None, log.read_text()[-3000:]
-                assert time.monotonic() < deadline, "no board finished in 10 minutes"
-                time.sleep(1)
-            compose(env, "stop", "--timeout", "20", timeout=120)
-            proc.wait(120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-    stored_before = log.read_text().count('"event": "tm.board_finished"')
-    state = containers()
-    assert state["tm"]["State"]["ExitCode"] == 1  # stopped by the signal: what finished is stored
-    # (init: true: SIGTERM reaches each robot, which stops at once rather than being killed 10 s later)
-    assert all(state[r]["State"]["ExitCode"] != 137 for r in ROBOTS), {r: state[r]["State"]["ExitCode"] for r in ROBOTS}
-    with timed("compose: up again, the run continued"):
-        code, output, _seen = up_watching_health(env)
-    assert code == 0, output[-3000:]
-    assert stored_before >= 1 and stored_before + output.count('"event": "tm.board_finished"') == 4, (
-        stored_before, output[-3000:])  # the boards stored before the stop are not played again
-    state = containers()
-    assert all(state[s]["State"]["ExitCode"] == 0 for s in ("tm", *ROBOTS)), {
-        s: state[s]["State"]["ExitCode"] for s in ("tm", *ROBOTS)}
-    assert_every_board_once(env, 2)
 
 
 def test_the_remote_robot_needs_tm_host_only_when_it_runs(env, image):
