@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 SOURCES_NATIVE := $(shell find engine -name '*.pyx' -o -name '*.pxd' -o -name '*.h' -o -name '*.c' 2>/dev/null)
 
-.PHONY: run test test-tools bench build clean
+.PHONY: run test test-tools test-docker bench build clean
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,8 +30,17 @@ run: build
 test-tools:
 	bash tests/install-test-tools.sh
 
+# The whole suite, tests/docker included (SQUEEZE_DOCKER_TESTS=0 leaves that part out, on purpose only).
 test: build test-tools
 	$(VENV)/bin/pytest -q -p no:cacheprovider
+
+# The image and the compose match on a real Docker daemon: Docker from Debian's packages and a daemon started when
+# none is running (stopped afterwards, the host's network settings restored), the base images built with
+# debootstrap where Docker Hub cannot be reached (tests/docker/test_docker.py). Its steps' times:
+# out/docker-test-timings.json.
+test-docker: build
+	$(VENV)/bin/pytest -q -p no:cacheprovider tests/docker
+	@cat out/docker-test-timings.json
 
 clean:
 	rm -rf build $(VENV) $(shell find engine -name '*.so')

@@ -5,6 +5,10 @@ a line: ``event``, ``level``, ``timestamp`` and the event's fields), ``pretty`` 
 colour on a terminal) or ``auto``: pretty when standard error is a terminal, JSON lines otherwise (services, pipes,
 files). Events below ``level`` are dropped. The engine only emits events (``structlog.get_logger``); the
 processes that run it (the CLI, the robot, self-play workers) call this once at start-up with ``[log]`` settings.
+
+A process started with ``spawn`` (a seat's decision worker) imports structlog afresh, unconfigured: structlog's own
+default is the console format on standard output. Such a child calls ``configure_logging(*current_logging())``
+with what its parent returned, so that its events come out like the parent's (JSON lines in a service).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Literal, TextIO
 
 import structlog
 
-__all__ = ["configure_logging", "LEVELS"]
+__all__ = ["configure_logging", "current_logging", "LEVELS"]
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
@@ -53,6 +57,18 @@ def _tolerant(stream: TextIO) -> _Tolerant:
         return _Tolerant(stream)
 
 
+#: What this process's ``configure_logging`` last set: (level, "json" or "pretty"), ``auto`` resolved.
+_CURRENT: tuple[str, str] | None = None
+
+
+def current_logging() -> tuple[str, str]:
+    """``(level, format)`` as this process logs now, for a child process to log the same way (``auto`` is given
+    resolved: the child's standard error is its parent's). Before any ``configure_logging``: the defaults."""
+    if _CURRENT is None:
+        return "info", "json" if not sys.stderr.isatty() else "pretty"
+    return _CURRENT
+
+
 def configure_logging(level: str = "info", format: Literal["auto", "json", "pretty"] = "auto",
                       stream: TextIO | None = None) -> None:
     """Send structlog's events at ``level`` and above to ``stream`` (default: ``sys.stderr``) as ``format``."""
@@ -62,6 +78,8 @@ def configure_logging(level: str = "info", format: Literal["auto", "json", "pret
         raise ValueError(f"unknown log format {format!r} (use auto, json or pretty)")
     tty = (stream if stream is not None else sys.stderr).isatty()
     as_json = format == "json" or (format == "auto" and not tty)
+    global _CURRENT
+    _CURRENT = (level, "json" if as_json else "pretty")
     processors: list = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

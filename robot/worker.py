@@ -9,12 +9,17 @@ A decision that is not back by its hard deadline is abandoned: the process is ki
 that cannot be interrupted) and a fresh one started, and the caller answers with a safe fallback. A worker that
 dies (a crash in the engine, a signal) is likewise restarted; its ``Player`` starts afresh, which only costs the
 beliefs of the board in progress.
+
+The worker is a spawned process: it configures its logging as its parent does (``robot.logs.current_logging``), so
+that what the engine logs there (Borel overrides, relaxed sampling) comes out on standard error in the parent's
+format and level, JSON lines in a service.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import time
 import traceback
 from dataclasses import dataclass
@@ -25,6 +30,8 @@ import structlog
 
 from squeeze.engine.player import Player, PlayerParams
 from squeeze.engine.view import SeatView
+
+from .logs import configure_logging, current_logging
 
 __all__ = ["Decision", "DecisionWorker", "WorkerFailed"]
 
@@ -48,9 +55,13 @@ class Decision:
     worlds: int = 0
 
 
-def _worker_main(conn: Connection, params: PlayerParams) -> None:  # pragma: no cover - runs in the child process
+def _worker_main(conn: Connection, params: PlayerParams,
+                 log: tuple[str, str]) -> None:  # pragma: no cover - runs in the child process
+    configure_logging(*log)  # (spawned: structlog starts unconfigured here)
+    t0 = time.monotonic()
     player = Player(params)
     player.prepare()  # the bidding system and the solver, before the first deadline rather than on its time
+    _log.info("worker.ready", pid=os.getpid(), seconds=round(time.monotonic() - t0, 3))
     conn.send(("ready",))
     while True:
         try:
@@ -99,7 +110,7 @@ class DecisionWorker:
     async def start(self) -> None:
         """Start the process and wait until its ``Player`` is built (raises ``WorkerFailed`` if it cannot)."""
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.params), daemon=True,
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.params, current_logging()), daemon=True,
                                  name="squeeze-decisions")
         proc.start()
         child.close()

@@ -1,10 +1,13 @@
 """``docker/Dockerfile`` and ``docker/compose.yaml`` stay true without a Docker engine: every ``squeeze`` command and
-flag they run exists in the CLI (typer's click tree), every ``SQUEEZE_*`` variable is a settings field, and the
-image builds and installs the wheel with the README's pip commands. (No ``--mqtt`` flag is used: mosquitto is
-wired, and only ``SQUEEZE_MQTT__HOST``, an existing ``[mqtt]`` field, points at it.)"""
+flag they run exists in the CLI (typer's click tree), every ``SQUEEZE_*`` variable is a settings field, the image
+builds and installs the wheel with the README's pip commands, its health check passes here, and every compose
+variable (base image, broker image, published ports, boards) is documented, defaulted and used as documented.
+``tests/docker`` runs all of it on a real Docker daemon."""
 
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +16,18 @@ import yaml
 
 from squeeze.config.settings import Settings
 from squeeze.robot.cli import app
+from squeeze.robot.tm.store import STORE_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "docker" / "Dockerfile").read_text()
-COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+COMPOSE_TEXT = (ROOT / "docker" / "compose.yaml").read_text()
+COMPOSE = yaml.safe_load(COMPOSE_TEXT)
+README_DOCKER = (ROOT / "README.md").read_text().split("## Deploy with Docker", 1)[1].split("\n## ", 1)[0]
+#: The compose file's variables and their defaults (None: no default, read only by the remote robot when it runs).
+VARIABLES = {"PYTHON_IMAGE": "python:3.11-slim-bookworm", "BROKER_IMAGE": "eclipse-mosquitto:2",
+             "PUBLISH_ADDRESS": "127.0.0.1", "TM_PUBLISHED_PORT": "2000", "MQTT_PUBLISHED_PORT": "1883",
+             "BOARDS": "16", "TM_HOST": "", "TM_PORT": "2000", "SEAT": "N", "TEAM": "Squeeze", "PRESET": "default"}
+ROBOTS = [n for n, s in COMPOSE["services"].items() if n not in ("tm", "robot-remote", "mosquitto")]
 CLI = typer.main.get_command(app)  # the click group behind the typer app
 #: Variables read outside the sections (settings.load_settings).
 TOP_LEVEL_VARS = {"SQUEEZE_PRESET", "SQUEEZE_CONFIG"}
@@ -75,8 +86,70 @@ def test_the_match_is_eight_robots_in_two_rooms_at_our_table_manager():
     assert all(s["environment"]["SQUEEZE_ROBOT__HOST"] == "tm" for n, s in squeeze_services().items()
                if n not in ("tm", "robot-remote"))
     assert COMPOSE["services"]["robot-remote"]["profiles"] == ["remote"]
-    assert "${TM_HOST" in " ".join(COMPOSE["services"]["robot-remote"]["command"])
+    assert COMPOSE["services"]["robot-remote"]["environment"]["SQUEEZE_ROBOT__HOST"] == "${TM_HOST:-}"
     assert "mosquitto" in COMPOSE["services"]
+
+
+def test_every_variable_has_its_default_and_none_is_required_when_compose_reads_the_file():
+    # compose interpolates every service, a profile's too: a ${VAR:?} would stop a plain `up` (the remote robot
+    # checks TM_HOST itself, when it runs)
+    assert ":?" not in COMPOSE_TEXT and "${TM_HOST:-}" in COMPOSE_TEXT
+    used = re.findall(r"\$\{([A-Z_]+)(?::-([^}]*))?\}", COMPOSE_TEXT)
+    assert {name for name, _ in used} == set(VARIABLES)
+    for name, default in used:
+        assert default == VARIABLES[name], f"${{{name}}} defaults to {default!r} here"
+        assert name in README_DOCKER, f"README's Docker section does not document {name}"
+
+
+def test_the_images_are_swappable_by_one_variable_each():
+    build = COMPOSE["services"]["tm"]["build"]
+    arg = re.search(r"^ARG PYTHON_IMAGE=(\S+)$", DOCKERFILE, re.M)
+    assert arg and arg[1] == VARIABLES["PYTHON_IMAGE"]  # the Dockerfile's own default is compose's
+    assert build["args"]["PYTHON_IMAGE"] == "${PYTHON_IMAGE:-python:3.11-slim-bookworm}"
+    assert [k for k, v in dockerfile_instructions() if k == "FROM"] == ["FROM", "FROM"]
+    assert all(v.startswith("${PYTHON_IMAGE}") for k, v in dockerfile_instructions() if k == "FROM")
+    broker = COMPOSE["services"]["mosquitto"]
+    assert broker["image"] == "${BROKER_IMAGE:-eclipse-mosquitto:2}"
+    assert broker["command"][0] == "mosquitto"  # (any image with mosquitto on its PATH, the stand-in's too)
+    assert any(v.endswith(":/mosquitto/config/mosquitto.conf:ro") for v in broker["volumes"])
+    standin = (ROOT / "docker" / "mosquitto.Dockerfile").read_text()
+    assert "COPY mosquitto.conf /mosquitto/config/mosquitto.conf" in standin and "apt-get install" in standin
+
+
+def test_ports_are_published_on_loopback_by_default_and_only_by_the_manager_and_the_broker():
+    published = {n: s["ports"] for n, s in COMPOSE["services"].items() if s.get("ports")}
+    assert published == {"tm": ["${PUBLISH_ADDRESS:-127.0.0.1}:${TM_PUBLISHED_PORT:-2000}:2000"],
+                         "mosquitto": ["${PUBLISH_ADDRESS:-127.0.0.1}:${MQTT_PUBLISHED_PORT:-1883}:1883"]}
+    tm = COMPOSE["services"]["tm"]["command"]
+    assert tm[tm.index("--port") + 1] == "2000" and tm[tm.index("--host") + 1] == "0.0.0.0"
+
+
+def test_one_build_shared_by_every_service():
+    services = COMPOSE["services"]
+    builders = [n for n, s in services.items() if "build" in s and "profiles" not in s]
+    assert builders == ["tm"]
+    image = services["tm"]["image"]
+    for robot in ROBOTS:
+        assert services[robot]["image"] == image and services[robot]["pull_policy"] == "never"
+        assert "build" not in services[robot]
+    assert services["robot-remote"]["image"] == image
+
+
+def test_a_second_up_resumes_and_cannot_loop():
+    tm = COMPOSE["services"]["tm"]
+    script = tm["entrypoint"][2]
+    # the store `squeeze tm --out /results` writes; its presence adds --resume to the same command
+    assert f"/results/{STORE_FILE}" in script and "--resume" in script and tm["entrypoint"][:2] == ["/bin/sh", "-c"]
+    assert tm["command"][tm["command"].index("--out") + 1] == "/results"
+    assert tm["environment"]["SQUEEZE_TM__BOARDS"] == "${BOARDS:-16}" and "--random-boards" not in tm["command"]
+    # the manager is healthy while it listens on its port (LISTEN, 0A, in /proc/net/tcp)
+    test = tm["healthcheck"]["test"]
+    assert f":{2000:04X} " in test[3] and " 0A " in test[3] and "/proc/net/tcp" in test
+    for robot in ROBOTS:
+        service = COMPOSE["services"][robot]
+        assert service["depends_on"]["tm"]["condition"] == "service_healthy"
+        assert re.fullmatch(r"on-failure:[1-9]", service["restart"]), service["restart"]  # bounded
+        assert service.get("init") is True  # SIGTERM reaches the robot: stop and down end it at once
 
 
 def test_the_image_entrypoint_healthcheck_and_user():
@@ -87,8 +160,11 @@ def test_the_image_entrypoint_healthcheck_and_user():
     assert args["USER"] == "squeeze" and args["ENTRYPOINT"] == '["squeeze"]'
     health = args["HEALTHCHECK"]
     argv = yaml.safe_load(health[health.index("CMD") + 3:].strip())
-    assert argv[0] == "squeeze"
-    check_command(argv[1:])
+    assert argv[:2] == ["python", "-c"]  # (the venv's python: /opt/squeeze/bin comes first on the PATH)
+    assert subprocess.run([sys.executable, "-c", argv[2]], timeout=120).returncode == 0  # it passes with the solver
+    timing = dict(re.findall(r"--([a-z-]+)=(\d+)s", health[:health.index("CMD")]))
+    # slack for a loaded machine: eight robots thinking on two cores
+    assert int(timing["timeout"]) >= 30 and int(timing["interval"]) >= 30 and int(timing["start-period"]) >= 30
     for _kind, value in instructions:
         for var in re.findall(r"\b(SQUEEZE_[A-Z_]+)=", value):
             check_env(var)
