@@ -488,6 +488,11 @@ class WorldSampler:
         self._pred_checks = [
             (seat, p) for seat in live for p in cons[seat].predicates if not is_shape_predicate(p)
         ]
+        # The predicates are tried most-rejecting first (fail first): a candidate passes only if all hold, so the
+        # order changes which worlds are found in no way, only how many calls a rejected candidate costs.
+        # (calls, rejections) per predicate, kept across batches; the order is a function of them, so it replays.
+        self._pred_stats = [[0, 0] for _ in self._pred_checks]
+        self._pred_order = list(range(len(self._pred_checks)))
 
     # --- set-up -----------------------------------------------------------------------------------------------
     def _check_hcp_feasible(self, seat: int, allowed: list[int], hi: list[int]) -> tuple[int, int]:
@@ -905,15 +910,20 @@ class WorldSampler:
         looked, calls = full.shape[0], 0
         if self._pred_checks:
             off = len(self._hcp_checks)
+            checks, stats = self._pred_checks, self._pred_stats
             for r in np.flatnonzero(why < 0):
                 if budget is not None and calls >= budget:
                     looked = int(r)
                     break
-                for i, (seat, p) in enumerate(self._pred_checks):
+                for i in self._pred_order:
+                    seat, p = checks[i]
                     calls += 1
+                    stats[i][0] += 1
                     if not p(Hand(int(full[r, seat]))):
+                        stats[i][1] += 1
                         why[r] = off + i
                         break
+            self._pred_order.sort(key=lambda i: (-(stats[i][1] + 1) / (stats[i][0] + 2), i))
         return why, looked, calls
 
     def _check_name(self, i: int) -> str:
