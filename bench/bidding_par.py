@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from squeeze.engine.auction import Auction, Contract  # noqa: E402
-from squeeze.engine.bidding import Bidder  # noqa: E402
+from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.cards import Deal, Seat, Strain, Vul, dealer_for_board, vul_for_board  # noqa: E402
 from squeeze.engine.scoring import GAME_LEVEL, imps, par, score  # noqa: E402
 
@@ -133,7 +133,7 @@ class Tally:
 
 
 def bid_all(name: str, rules: str, boards, tabs) -> Tally:
-    bidder = Bidder(rules)
+    bidder = load_system(rules).bidder()
     tally = Tally(name)
     for (board, d, dealer, vul), t in zip(boards, tabs):
         a = Auction(dealer)

@@ -125,11 +125,11 @@ def main() -> None:
     # In-process timing of the rule interpreter alone (no process start-up), caches cold per new auction:
     # the "rules-only call under 10 ms" budget of issue 6, reported as a ratio to that budget.
     sys.path.insert(0, str(ROOT))
+    from squeeze.config.bidding import load_system
     from squeeze.engine.auction import Auction
-    from squeeze.engine.bidding import Bidder
     from squeeze.engine.cards import Hand, Seat, Vul
 
-    bidder = Bidder(args.rules or "sayc")
+    bidder = load_system(args.rules or "sayc").bidder()
     times = []
     for r in recs:
         h = Hand.parse(r["hand"])

@@ -238,7 +238,7 @@ def deal(
     record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul)
     board_play = None  # the Play, when the board was played out
     if bid:
-        from squeeze.engine.bidding import BiddingSystemError
+        from squeeze.config.bidding import BiddingSystemError, load_system
         from squeeze.engine.play.oracle import SolverUnavailable
         from squeeze.engine.player import Player
         from squeeze.robot.selfplay import play_board
@@ -247,7 +247,8 @@ def deal(
         params = _engine_params(settings)
         params = dataclasses.replace(params, seed=seed if seed is not None else rng.getrandbits(31))
         try:
-            record, board_play = play_board(board, d, {s: Player(params) for s in Seat}, play=play)
+            record, board_play = play_board(board, d, {s: Player(params, systems=load_system) for s in Seat},
+                                            play=play)
         except (BiddingSystemError, SolverUnavailable) as exc:
             fail(str(exc))
     contract = record.contract
@@ -384,19 +385,20 @@ def bid(
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
-    from squeeze.engine.bidding import Bidder, BiddingSystemError
+    from squeeze.config.bidding import BiddingSystemError, load_system
     from squeeze.engine.bidding.requests import answer_record, parse_request
 
     params = _engine_params(settings)
     try:
-        bidder = Bidder(params.system, params.opponents_system)
+        opponents = params.opponents_system
+        bidder = load_system(params.system).bidder(load_system(opponents) if opponents is not None else None)
     except BiddingSystemError as e:
         fail(str(e))
     player = None
     if params.borel.enabled:  # --simulate: the robot's own bid (rules + Borel simulation), as at a table
         from squeeze.engine.player import Player
 
-        player = Player(params)
+        player = Player(params, systems=load_system)
     if batch:
         out = sys.stdout
         for n, line in enumerate(sys.stdin, 1):

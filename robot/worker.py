@@ -23,6 +23,7 @@ from typing import Literal, Optional
 
 import structlog
 
+from squeeze.config.bidding import load_system
 from squeeze.engine.player import Player, PlayerParams
 from squeeze.engine.view import SeatView
 
@@ -49,7 +50,7 @@ class Decision:
 
 
 def _worker_main(conn: Connection, params: PlayerParams) -> None:  # pragma: no cover - runs in the child process
-    player = Player(params)
+    player = Player(params, systems=load_system)
     player.prepare()  # the bidding system and the solver, before the first deadline rather than on its time
     conn.send(("ready",))
     while True:

@@ -11,15 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from squeeze.engine.auction import Auction, Call
-from squeeze.engine.bidding import Bidder, BiddingSystemError, get_bidder, load_system
-from squeeze.engine.bidding.rules import system_file
+from squeeze.config.bidding import load_system, system_digest, system_file
+from squeeze.engine.bidding import Bidder, BiddingSystemError
 from squeeze.engine.cards import Deal, Hand, Seat, Vul
 from squeeze.robot.cli import app
 
 
 @pytest.fixture(scope="module")
 def bidder() -> Bidder:
-    return get_bidder(str(system_file("sayc")))
+    return load_system(str(system_file("sayc"))).bidder()
 
 
 def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: str = "N") -> str:
@@ -70,6 +70,93 @@ def test_bad_system_files_are_rejected_with_a_clear_message(tmp_path, body, mess
 def test_missing_system_file():
     with pytest.raises(BiddingSystemError, match="no bidding system file"):
         load_system("no_such_system")
+
+
+def test_a_system_file_that_is_not_utf8_is_a_clear_error(tmp_path):
+    p = tmp_path / "latin1.toml"
+    p.write_bytes('[system]\nname = "Système"\n'.encode("latin-1"))
+    with pytest.raises(BiddingSystemError, match=r"latin1\.toml: not UTF-8 text"):
+        load_system(p)
+
+
+def test_the_configuration_compiles_a_system_once_and_sees_a_changed_file(tmp_path):
+    p = tmp_path / "mine.toml"
+    p.write_bytes(system_file("sayc").read_bytes())
+    first = load_system(p)
+    assert load_system(str(p)) is first  # the same text: the same compiled system (and its bidders' caches)
+    assert first.bidder() is first.bidder() and first.digest == system_digest(p)
+    p.write_bytes(p.read_bytes() + b"\n# one more line\n")
+    again = load_system(p)
+    assert again is not first and again != first and again.digest == system_digest(p)
+
+
+def _in_threads(target, n: int = 8) -> list:
+    """``target()`` in ``n`` threads started together, each from another depth of the Python stack (as a Dask
+    worker's threads are), with the interpreter made to switch threads whenever a garbage collection starts inside
+    ``ast.parse``: what a finalizer or a ``gc.callbacks`` hook (Dask installs one) may do at any time. Returns each
+    thread's result or exception."""
+    import ast
+    import gc
+    import sys
+    import threading
+
+    parse = ast.parse.__code__
+
+    def switch_inside_parse(phase, _info):
+        try:
+            inside = sys._getframe(1).f_code is parse
+        except ValueError:  # a collection at the bottom of a thread's stack
+            return
+        if phase == "start" and inside:
+            time.sleep(0.001)
+
+    def nest(depth: int):
+        return target() if depth == 0 else nest(depth - 1)
+
+    results: list = [None] * n
+
+    def run(i: int) -> None:
+        try:
+            results[i] = nest(5 * i)
+        except BaseException as exc:  # noqa: BLE001 - reported to the test
+            results[i] = exc
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(switch_inside_parse)
+    gc.set_threshold(100, threshold[1], threshold[2])
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.callbacks.remove(switch_inside_parse)
+        gc.set_threshold(*threshold)
+    return results
+
+
+def test_a_system_compiles_in_many_threads_at_once():
+    """Threads that compile a system together (Dask worker threads building their players) once failed with
+    ``SystemError: AST constructor recursion depth mismatch``: CPython 3.11 keeps the AST converter's recursion
+    counter per interpreter, so two parses at once corrupt it. The engine parses one expression at a time."""
+    from squeeze.engine.bidding import parse_system
+
+    rules = "".join(f'[[rule]]\nid = "r{i}"\ncontext = "1N P"\ncall = "2C"\nexplain = "x"\n'
+                    f'when = "{" and ".join(f"(hcp >= {k} or spades > {k % 13})" for k in range(i % 7, i % 7 + 12))}"\n'
+                    for i in range(40))
+    results = _in_threads(lambda: parse_system(rules, "many", "many.toml"))
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert errors == []
+    assert len({len(r.rules) for r in results}) == 1 and all(r == results[0] for r in results)
+
+
+def test_the_configuration_loads_a_system_once_for_many_threads(tmp_path):
+    p = tmp_path / "threads.toml"
+    p.write_bytes(system_file("sayc").read_bytes())  # a file no other test loaded: compiled here, once
+    results = _in_threads(lambda: load_system(p))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert all(r is results[0] for r in results)
 
 
 # --- choosing calls ------------------------------------------------------------------------------------------------------
@@ -234,11 +321,11 @@ def test_opponents_system_reads_their_calls(tmp_path):
         'explain = "12-14 balanced"\n'
         '[[rule]]\nid = "o.pass"\ncontext = "*"\ncall = "P"\nexplain = "pass"\n'
     )
-    ours = Bidder("sayc", opponents=str(weak_nt))
+    ours = Bidder(load_system("sayc"), opponents=load_system(weak_nt))
     a = Auction.parse("1N", "E")  # East (an opponent of South, who is to act... and of North)
     # seen from North/South, East's 1NT is read with the opponents' (weak) notrump
     assert ours.meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (12, 14)
-    assert Bidder("sayc").meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (15, 17)
+    assert Bidder(load_system("sayc")).meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (15, 17)
 
 
 # --- command line ----------------------------------------------------------------------------------------------------------
@@ -296,7 +383,7 @@ def test_any_legal_auction_gets_a_legal_explained_call(bidder):
 def test_rule_that_fails_at_run_time_names_itself(tmp_path):
     p = tmp_path / "broken.toml"
     p.write_text('[[rule]]\nid = "bad.index"\ncontext = ""\ncall = "1C"\nwhen = "ln(7) > 2"\nexplain = "x"\n')
-    b = Bidder(str(p))
+    b = load_system(p).bidder()
     with pytest.raises(BiddingSystemError, match="rule bad.index: evaluating 'when' failed"):
         b.choose(Hand.parse("AK94.T82.K73.AQ5"), Auction(Seat.NORTH))
 

@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from squeeze.config.bidding import load_system
 from squeeze.engine.auction import Auction
 from squeeze.engine.bidding import Bidder
 from squeeze.engine.board import Play
@@ -44,7 +45,7 @@ MANY = PlaySettings(worlds_declarer=300, worlds_defender=300, max_m=3, declarer_
 @pytest.fixture(scope="module")
 def oracle() -> EngineDDOracle:
     oracle = EngineDDOracle()
-    Player(oracle=oracle).prepare()  # the system is loaded once per process: not on a deadline's time
+    Player(oracle=oracle, systems=load_system).prepare()  # the system is compiled once: not on a deadline's time
     return oracle
 
 
@@ -75,7 +76,7 @@ def timed(call, budget: float, tries: int = 3):
 @pytest.mark.parametrize("cards, selector", [(1, "alphamu"), (2, "pimc")], ids=["declarer-alphamu", "defender-pimc"])
 def test_a_card_decision_returns_by_its_deadline(oracle, budget, cards, selector):
     view = view_after(cards)  # 1 card: West plays from dummy (αμ); 2 cards: South, a defender (PIMC)
-    player = Player(PlayerParams(play=MANY, seed=3), oracle=oracle)
+    player = Player(PlayerParams(play=MANY, seed=3), oracle=oracle, systems=load_system)
     d, elapsed = timed(lambda deadline: player.play(view, deadline=deadline), budget)
     assert elapsed <= budget + MARGIN, f"{elapsed:.3f} s for a {budget} s budget"
     assert d.card in view.legal_cards()
@@ -90,8 +91,8 @@ def test_a_generous_deadline_changes_nothing_on_an_easy_position(oracle, cards):
     """Late in the play with 20 worlds: 2 s is plenty, so the card and its reason are those of no deadline."""
     view = view_after(cards)
     settings = PlaySettings(max_m=3, declarer_budget_s=60.0)
-    free = Player(PlayerParams(play=settings, seed=5), oracle=oracle).play(view)
-    player = Player(PlayerParams(play=settings, seed=5), oracle=oracle)
+    free = Player(PlayerParams(play=settings, seed=5), oracle=oracle, systems=load_system).play(view)
+    player = Player(PlayerParams(play=settings, seed=5), oracle=oracle, systems=load_system)
     d, elapsed = timed(lambda deadline: player.play(view, deadline=deadline), 2.0)
     assert free.selector != "forced"
     assert not d.cut_short and "cut short" not in d.reason
@@ -101,7 +102,7 @@ def test_a_generous_deadline_changes_nothing_on_an_easy_position(oracle, cards):
 
 def test_no_time_at_all_gives_the_simple_legal_card(oracle):
     view = view_after(2)
-    d = Player(PlayerParams(play=MANY), oracle=oracle).play(view, deadline=time.monotonic() - 1.0)
+    d = Player(PlayerParams(play=MANY), oracle=oracle, systems=load_system).play(view, deadline=time.monotonic() - 1.0)
     assert d.selector == "fallback" and d.cut_short
     assert d.card in view.legal_cards() and "no time to search" in d.reason
 
@@ -162,7 +163,7 @@ def slow_bidder(tmp_path_factory) -> Bidder:
     rule = 'when = "sum(1 for x in range(250000 + hcp)) < 0"\nexplain = "never"\n'
     path.write_text('[system]\nname = "slow"\n' + "".join(
         f'[[rule]]\nid = "slow.{i}"\ncontext = ""\ncall = "1C"\n{rule}' for i in range(600)))
-    return Bidder(str(path))
+    return load_system(path).bidder()
 
 
 @pytest.mark.parametrize("budget", BUDGETS)
@@ -175,7 +176,7 @@ def test_a_call_returns_by_its_deadline_and_is_a_legal_pass(slow_bidder, budget)
 
 
 def test_a_generous_deadline_leaves_the_call_alone():
-    p = Player()
+    p = Player(systems=load_system)
     view = SeatView(Seat.WEST, DEAL[Seat.WEST], Auction.parse("P 1S P", "N"))  # West's 2D of the real auction
     free = p.bid(view)
     choice, elapsed = timed(lambda deadline: p.bid(view, deadline=deadline), 2.0)

@@ -15,7 +15,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from squeeze.engine.auction import PASS, Auction
-from squeeze.engine.bidding import get_bidder
+from squeeze.config.bidding import load_system
 from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Hand, Seat, Suit
 from squeeze.engine.play.card_player import PlaySettings
@@ -39,18 +39,18 @@ def stall_view() -> SeatView:
 @pytest.fixture(scope="module")
 def oracle() -> EngineDDOracle:
     oracle = EngineDDOracle()
-    Player(oracle=oracle).prepare()
+    Player(oracle=oracle, systems=load_system).prepare()
     return oracle
 
 
 def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(oracle):
     view = stall_view()
     assert view.decider == Seat.EAST and STALL_AUCTION.contract.declarer == Seat.EAST
-    cons = get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
+    cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
     WorldSampler(view.known_cards(), view.constraints(cons))  # no cheap bound refutes it: only dealing can tell
     with capture_logs() as logs:
         t = time.monotonic()
-        d = Player(oracle=oracle).play(view, deadline=t + 1.0)
+        d = Player(oracle=oracle, systems=load_system).play(view, deadline=t + 1.0)
         elapsed = time.monotonic() - t
     assert elapsed < 1.0 + MARGIN
     assert d.card in view.legal_cards() and d.selector == "alphamu"
@@ -65,7 +65,7 @@ def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(
 
 def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
     deal = STALL_DEAL
-    cons = get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.NORTH)
+    cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.NORTH)
     # South's opening lead: North (partner) and both opponents are hidden
     lead = SeatView(Seat.SOUTH, deal[Seat.SOUTH], STALL_AUCTION)
     ladder = rungs(lead, cons)
@@ -81,7 +81,7 @@ def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
     assert set(ladder[2].base) == {Seat.NORTH} and ladder[3].base == {}
     # declarer after the lead: partner is dummy, seen; only the opponents' calls are left to drop
     east = stall_view()
-    ladder = rungs(east, get_bidder("sayc").explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
+    ladder = rungs(east, load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
     assert [r.dropped for r in ladder] == ["", "exact call tests", "opponents' bidding"]
     assert set(ladder[0].base) == {Seat.NORTH, Seat.SOUTH} and ladder[2].base == {}
 
@@ -201,7 +201,8 @@ def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(or
             view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
                                       board=seed)
             t = time.monotonic()
-            d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle).play(view, deadline=t + 1.0)
+            d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system).play(
+                view, deadline=t + 1.0)
             worst = max(worst, time.monotonic() - t)
             assert d.card in play.legal_cards(), (seed, str(auction), d)
             relaxed += "relaxed" in d.reason

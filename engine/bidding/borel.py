@@ -59,7 +59,7 @@ from ..deadline import DeadlineReached, earliest, expired, slice_of
 from ..play.relax import RelaxingSampler
 from ..scoring import GAME_LEVEL, IMP_BOUNDARIES, imps, par, score
 from ..view import SeatView
-from .interpreter import BidChoice, Bidder, get_bidder
+from .interpreter import BidChoice, Bidder
 
 __all__ = ["BorelSettings", "BorelBidder", "BorelReport"]
 
@@ -133,13 +133,13 @@ class BorelBidder:
 
     ``choose(view, rng, deadline)`` has ``Player.bid``'s contract: a ``BidChoice`` by the deadline. ``counts`` keeps
     the totals a bench reports (decisions, simulated, overrides, seconds spent simulating); ``last`` the report of
-    the latest decision."""
+    the latest decision. ``ours``: the rules of our side's system (and the opponents', as it reads them); the
+    opponents bid theirs, reading ours."""
 
-    def __init__(self, system: str, opponents_system: str | None = None,
-                 settings: BorelSettings | None = None, solver=None) -> None:
+    def __init__(self, ours: Bidder, settings: BorelSettings | None = None, solver=None) -> None:
         self.settings = settings or BorelSettings(enabled=True)
-        self.ours: Bidder = get_bidder(system, opponents_system)
-        self.theirs: Bidder = get_bidder(opponents_system or system, system)
+        self.ours: Bidder = ours
+        self.theirs: Bidder = ours.opponents.bidder(ours.system)
         self._solver = solver
         self.counts = {"decisions": 0, "simulated": 0, "overrides": 0, "seconds": 0.0, "cut_short": 0}
         self.last: BorelReport | None = None

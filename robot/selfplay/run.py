@@ -120,13 +120,14 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
 
     Raises ``SelfPlayError``: a folder that cannot be made, a store holding another run (what differs is named), a
     bidding system or solver that cannot be loaded (checked here, not once per board in every worker)."""
-    from squeeze.engine.bidding import BiddingSystemError, get_bidder
-    from squeeze.engine.bidding.rules import system_digest
+    from squeeze.config.bidding import BiddingSystemError, load_system, system_digest
     from squeeze.engine.play.oracle import SolverUnavailable, default_oracle
 
     for team in teams:
         try:
-            get_bidder(team.params.system, team.params.opponents_system)
+            for name in (team.params.system, team.params.opponents_system):
+                if name is not None:
+                    load_system(name)
         except BiddingSystemError as exc:
             raise SelfPlayError(f"team {team.source}: {exc}") from None
     try:

@@ -71,6 +71,7 @@ def _tables(job: Job) -> _Tables:
     tables = getattr(_local, "tables", None)
     if tables is not None and tables.key == job.key:
         return tables
+    from squeeze.config.bidding import load_system
     from squeeze.engine.play.oracle import default_oracle
 
     oracles: dict[int, object] = {}  # one solver per transposition-table size: the teams share it when they can
@@ -79,7 +80,7 @@ def _tables(job: Job) -> _Tables:
         mib = params.play.solver_tt_mib
         if mib not in oracles:
             oracles[mib] = default_oracle(mib)
-        p = Player(params, oracle=oracles[mib])  # type: ignore[arg-type]
+        p = Player(params, oracle=oracles[mib], systems=load_system)  # type: ignore[arg-type]
         p.prepare()
         return p
 
