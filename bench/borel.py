@@ -44,6 +44,7 @@ from squeeze.engine.cards import Deal, Seat, Vul  # noqa: E402
 from squeeze.engine.player import PlayerParams  # noqa: E402
 from squeeze.engine.scoring import imps, score  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
+from squeeze.robot.logs import log_decision  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bidding_par import CACHE, deal_of, load_cache  # noqa: E402  (the same deals and DD-table cache)
@@ -87,7 +88,7 @@ def bid_room(board: int, d: Deal, dealer: Seat, vul: Vul, sim_side: int, seed: i
             view = SeatView(seat, d[seat], a, vul, board=board)
             rng = random.Random(((seed * 1_000_003 + board) * 7 + int(seat)) * 1_009 + len(a.calls))
             cpu = time.process_time()  # this process's CPU time, solver threads included
-            ch = borel.choose(view, rng, time.monotonic() + _W["seconds"], _W["seconds"])
+            ch = log_decision(borel.choose(view, rng, time.monotonic() + _W["seconds"], _W["seconds"]))
             cpu = time.process_time() - cpu
             r = borel.last
             info["decisions"] += 1

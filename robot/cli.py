@@ -387,6 +387,7 @@ def bid(
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
     from squeeze.config.bidding import BiddingSystemError, load_system
     from squeeze.engine.bidding.requests import answer_record, parse_request
+    from squeeze.robot.logs import log_decision
 
     params = _engine_params(settings)
     try:
@@ -406,7 +407,8 @@ def bid(
                 continue
             try:
                 rec = json.loads(line)
-                res = answer_record(bidder, rec, player)
+                res = answer_record(bidder, rec, None if player is None else
+                                    lambda view: log_decision(player.bid(view)))
             except json.JSONDecodeError as e:
                 res = {"id": None, "call": None, "explanation": f"error: line {n} is not JSON ({e.msg})"}
             except BridgeError as e:
@@ -428,7 +430,7 @@ def bid(
     if player is not None:
         from squeeze.engine.view import SeatView
 
-        ch = player.bid(SeatView(a.next_seat, h, a, v))
+        ch = log_decision(player.bid(SeatView(a.next_seat, h, a, v)))
     else:
         ch = bidder.choose(h, a, v)
     typer.echo(f"{ch.call}   {ch.describe()}   (rule {ch.rule_id})")
@@ -522,7 +524,10 @@ def play_cmd(
     log: list[dict] = []
     if lead is not None:
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
+    from squeeze.robot.logs import log_decision
+
     for p, dec in play_out(p, player, params.seed):
+        log_decision(dec)
         log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
     tricks = p.declarer_tricks
     if as_json:

@@ -13,6 +13,7 @@ from squeeze.engine.bidding.borel import BorelBidder, BorelSettings
 from squeeze.engine.cards import Hand, Seat, Vul
 from squeeze.engine.player import Player, PlayerParams
 from squeeze.engine.view import SeatView
+from squeeze.robot.logs import engine_events
 
 
 def _view(hand: str, calls: str, vul: Vul = Vul.BOTH, dealer: Seat = Seat.NORTH) -> SeatView:
@@ -41,6 +42,14 @@ def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     assert "instead of the rules' P" in choice.explanation and rules.rule_id in choice.explanation
     assert choice.rule_id == f"borel:{rules.rule_id}"
     assert choice.alternatives[0][0] == PASS
+    # the override comes back with its evidence (the engine logs nothing): the robot logs it as it always did
+    o = choice.override
+    assert (o.seat, o.auction, o.rule, o.rules_call, o.call) == ("N", "1S P 3S P", rules.rule_id, "P", "4S")
+    assert o.gains == report.gains and o.worlds == report.worlds and o.better + o.worse <= o.worlds
+    (level, event, fields), = [e for e in engine_events(choice) if e[1] == "bidding.borel_override"]
+    assert level == "info" and fields["call"] == "4S" and fields["hand"] == str(view.hand)
+    assert set(fields) == {"seat", "board", "auction", "hand", "rule", "rules_call", "call", "gains", "worlds",
+                           "distrusted", "relaxed", "better", "worse"}
 
 
 def test_a_forcing_rule_is_never_overruled(borel):
@@ -68,6 +77,7 @@ def test_openings_follow_the_rules_without_simulating(borel):
     view = _view("AKJ954.K54.A5.32", "")
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     assert choice.call == Call.parse("1S") and not borel.last.simulated
+    assert choice.override is None and engine_events(choice) == ()
 
 
 def test_out_of_time_the_rules_call(borel):

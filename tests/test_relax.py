@@ -12,7 +12,6 @@ import random
 import time
 
 import pytest
-from structlog.testing import capture_logs
 
 from squeeze.engine.auction import PASS, Auction
 from squeeze.config.bidding import load_system
@@ -23,6 +22,7 @@ from squeeze.engine.play.oracle import EngineDDOracle
 from squeeze.engine.play.relax import RelaxingSampler, rungs
 from squeeze.engine.player import Player, PlayerParams, SeatView
 from squeeze.engine.sampling import SamplingError, SamplingTimeout, SeatConstraints, WorldSampler
+from squeeze.robot.logs import engine_events
 
 from test_deadlines import MARGIN
 
@@ -48,17 +48,20 @@ def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(
     assert view.decider == Seat.EAST and STALL_AUCTION.contract.declarer == Seat.EAST
     cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
     WorldSampler(view.known_cards(), view.constraints(cons))  # no cheap bound refutes it: only dealing can tell
-    with capture_logs() as logs:
-        t = time.monotonic()
-        d = Player(oracle=oracle, systems=load_system).play(view, deadline=t + 1.0)
-        elapsed = time.monotonic() - t
+    t = time.monotonic()
+    d = Player(oracle=oracle, systems=load_system).play(view, deadline=t + 1.0)
+    elapsed = time.monotonic() - t
     assert elapsed < 1.0 + MARGIN
     assert d.card in view.legal_cards() and d.selector == "alphamu"
     # South's 1C cannot be the 1C our rules bid (its exact test fails on every deal), but its ranges (an opening
     # hand) can hold: the worlds keep them
     assert "(relaxed: exact call tests)" in d.reason
-    relaxed = [e for e in logs if e["event"] == "play.sampling_relaxed"]
-    assert relaxed and relaxed[0]["dropped"] == "exact call tests" and relaxed[0]["viewer"] == "E"
+    assert d.relaxations and d.relaxations[0].dropped == "exact call tests" and d.relaxations[0].viewer == Seat.EAST
+    # the decision says what was relaxed (the engine logs nothing): the robot logs it as it always did
+    level, event, fields = engine_events(d)[0]
+    assert (level, event) == ("warning", "play.sampling_relaxed")
+    assert fields["viewer"] == "E" and fields["cards"] == 3 and fields["dropped"] == "exact call tests"
+    assert fields["error"] == d.relaxations[0].error
 
 
 # --- the ladder -----------------------------------------------------------------------------------------------------
@@ -93,11 +96,10 @@ def test_relaxing_keeps_partners_calls_and_the_hard_facts():
     view = SeatView(Seat.WEST, deal[Seat.WEST], Auction.parse("1N P P P", "S"))
     cons = {Seat.NORTH: SeatConstraints(hcp=(30, 37)), Seat.SOUTH: SeatConstraints(hcp=(20, 37)),
             Seat.EAST: SeatConstraints(lengths=((0, 13), (0, 13), (5, 13), (0, 13)))}  # East: 5+ hearts
-    with capture_logs() as logs:
-        source = RelaxingSampler(view, cons)
-        worlds = source.sample(30, 7)
+    source = RelaxingSampler(view, cons)
+    worlds = source.sample(30, 7)
     assert source.relaxed == "opponents' bidding" and source.start == 1 and not source.short
-    assert [e["dropped"] for e in logs if e["event"] == "play.sampling_relaxed"] == ["opponents' bidding"]
+    assert [r.dropped for r in source.relaxations] == ["opponents' bidding"]
     for row in worlds.masks:
         assert int(row[Seat.WEST]) == deal[Seat.WEST].bits
         assert Hand(int(row[Seat.EAST])).length(Suit.HEARTS) >= 5
@@ -106,9 +108,8 @@ def test_relaxing_keeps_partners_calls_and_the_hard_facts():
 def test_a_rung_that_runs_out_of_time_keeps_enough_worlds_or_relaxes():
     view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
     rare = {Seat.NORTH: SeatConstraints(predicates=(_never,))}  # no cheap bound can see through a predicate
-    with capture_logs():
-        source = RelaxingSampler(view, rare, deadline=time.monotonic() + 0.05)
-        worlds = source.sample(10, 1)
+    source = RelaxingSampler(view, rare, deadline=time.monotonic() + 0.05)
+    worlds = source.sample(10, 1)
     assert source.relaxed == "exact call tests" and len(worlds) == 10
     assert source.start == 0  # out of time is not refuted: the next sample tries every call's constraints again
     with pytest.raises(SamplingTimeout) as stop:
@@ -189,23 +190,22 @@ def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(or
     an exception. Few worlds and PIMC for declarer too, to keep the test some 20-30 s."""
     settings = PlaySettings(declarer_selector="pimc", worlds_declarer=4, worlds_defender=4)
     boards, seed, relaxed, worst = 0, 0, 0, 0.0
-    with capture_logs():
-        while boards < 200:
-            seed += 1
-            board = _random_board(seed)
-            if board is None:
-                continue
-            boards += 1
-            play, auction = board
-            mover = play.next_seat
-            view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
-                                      board=seed)
-            t = time.monotonic()
-            d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system).play(
-                view, deadline=t + 1.0)
-            worst = max(worst, time.monotonic() - t)
-            assert d.card in play.legal_cards(), (seed, str(auction), d)
-            relaxed += "relaxed" in d.reason
+    while boards < 200:
+        seed += 1
+        board = _random_board(seed)
+        if board is None:
+            continue
+        boards += 1
+        play, auction = board
+        mover = play.next_seat
+        view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
+                                  board=seed)
+        t = time.monotonic()
+        d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system).play(
+            view, deadline=t + 1.0)
+        worst = max(worst, time.monotonic() - t)
+        assert d.card in play.legal_cards(), (seed, str(auction), d)
+        relaxed += "relaxed" in d.reason
     assert worst < 1.0 + MARGIN
     assert relaxed >= 10  # the ladder was exercised: systemless bidding often fits no deal in our reading
 
@@ -219,12 +219,11 @@ def test_a_rung_too_unlikely_to_deal_relaxes_after_a_candidate_count_even_withou
     view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
     rare = {Seat.NORTH: SeatConstraints(predicates=(_never,))}
     t0 = time.monotonic()
-    with capture_logs() as logs:
-        source = RelaxingSampler(view, rare)
-        worlds = source.sample(10, 1)
+    source = RelaxingSampler(view, rare)
+    worlds = source.sample(10, 1)
     assert time.monotonic() - t0 < 5
     assert source.relaxed == "exact call tests" and len(worlds) == 10 and source.start == 1
-    assert [e["event"] for e in logs] == ["play.sampling_relaxed"] and "2000" in logs[0]["error"]
+    assert len(source.relaxations) == 1 and "2000" in source.relaxations[0].error
 
 
 def test_a_rung_whose_exact_tests_are_too_costly_keeps_enough_worlds_or_falls_to_the_ranges(monkeypatch):
@@ -242,15 +241,13 @@ def test_a_rung_whose_exact_tests_are_too_costly_keeps_enough_worlds_or_falls_to
     view = SeatView(Seat.WEST, Deal.random(random.Random(4))[Seat.WEST], Auction.parse("1N P P P", "S"))
     cons = {Seat.NORTH: SeatConstraints(hcp=(12, 37), predicates=(rare,))}
     monkeypatch.setattr(relax, "RUNG_CHECKS", 40)
-    with capture_logs() as logs:
-        source = RelaxingSampler(view, cons)
-        worlds = source.sample(10, 1)
-    assert calls["n"] <= 40 and logs == [] and source.relaxed == "" and not source.short  # a count: it replays
+    source = RelaxingSampler(view, cons)
+    worlds = source.sample(10, 1)
+    assert calls["n"] <= 40 and source.relaxations == [] and source.relaxed == "" and not source.short  # replays
     assert 3 <= len(worlds) < 10 and all(Hand(int(r[Seat.NORTH])).length(Suit.SPADES) >= 5 for r in worlds.masks)
     monkeypatch.setattr(relax, "RUNG_CHECKS", 5)
-    with capture_logs() as logs:
-        source = RelaxingSampler(view, cons)
-        worlds = source.sample(10, 1)
+    source = RelaxingSampler(view, cons)
+    worlds = source.sample(10, 1)
     assert source.relaxed == "exact call tests" and len(worlds) == 10 and source.start == 1
-    assert "spent its 5 exact checks" in logs[0]["error"]
+    assert "spent its 5 exact checks" in source.relaxations[0].error
     assert all(Hand(int(r[Seat.NORTH])).hcp >= 12 for r in worlds.masks)  # the ranges still hold

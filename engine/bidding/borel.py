@@ -38,12 +38,13 @@ sample too far):
 * **anytime**: the decision ends by its deadline (the call's budget, ``PlayerParams.seconds_per_call``, or the one
   given); whatever stage runs out of time, the answer is the rules' call.
 
-Every override is logged (``bidding.borel_override``, structlog) with its evidence, and its explanation names the
-rule it overrode and why, in words.
+Every override comes back with its evidence (``BidChoice.override``, a ``BorelOverride``, which whoever runs the
+engine logs as ``bidding.borel_override``), and its explanation names the rule it overrode and why, in words.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -51,19 +52,16 @@ from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 import numpy as np
-import structlog
 
 from ..auction import PASS, Auction, Call, Contract
 from ..cards import BridgeError, Deal, Seat, Strain, Vul
 from ..deadline import DeadlineReached, earliest, expired, slice_of
-from ..play.relax import RelaxingSampler
+from ..play.relax import Relaxation, RelaxingSampler
 from ..scoring import GAME_LEVEL, IMP_BOUNDARIES, imps, par, score
 from ..view import SeatView
 from .interpreter import BidChoice, Bidder
 
-__all__ = ["BorelSettings", "BorelBidder", "BorelReport"]
-
-_log = structlog.get_logger(__name__)
+__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "BorelOverride"]
 
 _MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the same, against a looping system
 
@@ -113,6 +111,27 @@ class BorelReport:
     seconds: float = 0.0
     cut_short: bool = False
     stages: dict = field(default_factory=dict)  # seconds spent sampling, projecting, solving, checking gaps
+    relaxations: tuple[Relaxation, ...] = ()  # the rungs the sampler gave up
+
+
+@dataclass(frozen=True)
+class BorelOverride:
+    """The evidence of a call that overrode the rules' (``BidChoice.override``): who, where, what each candidate
+    gained, and over how many worlds."""
+
+    seat: str  # the seat's letter
+    board: int
+    auction: str  # the calls so far, blank-separated
+    hand: str
+    rule: str  # the rule whose call was overridden
+    rules_call: str
+    call: str
+    gains: dict  # call text -> (mean gain, standard error) against the rules' call
+    worlds: int
+    distrusted: int  # worlds whose gain was set aside as a database gap (or left unchecked)
+    relaxed: str  # what the sampler had to drop ('' for nothing)
+    better: int  # worlds where the call did better than the rules', and worse
+    worse: int
 
 
 def _weighted(values: np.ndarray, w: np.ndarray) -> tuple[float, float]:
@@ -279,7 +298,7 @@ class BorelBidder:
         report.seconds = time.monotonic() - t0
         self.counts["seconds"] += report.seconds
         report.call = choice.call
-        return choice
+        return dataclasses.replace(choice, relaxations=report.relaxations) if report.relaxations else choice
 
     def _simulate(self, view: SeatView, rules: BidChoice, cands: list[Call], rng: random.Random,
                   end: float | None, report: BorelReport) -> BidChoice:
@@ -289,7 +308,10 @@ class BorelBidder:
         constraints = self.ours.explain_auction(a, vul, viewpoint=me)
         t = time.monotonic()
         sampler = RelaxingSampler(view, constraints, deadline=slice_of(end, 0.25))
-        worlds = sampler.sample(st.worlds, rng)
+        try:
+            worlds = sampler.sample(st.worlds, rng)
+        finally:
+            report.relaxations = tuple(sampler.relaxations)
         report.stages["sample"] = time.monotonic() - t
         report.rung = sampler.relaxed
         deals = worlds.deals()
@@ -428,13 +450,12 @@ class BorelBidder:
                 + (f", {report.distrusted} set aside as database gaps" if report.distrusted else "")
                 + f"; overrides rule {rules.rule_id}: {rules.explanation})")
         self.counts["overrides"] += 1
-        _log.info("bidding.borel_override", seat=view.seat.letter, board=view.board,
-                  auction=" ".join(str(c) for c in view.auction.calls), hand=str(view.hand), rule=rules.rule_id,
-                  rules_call=str(rules.call), call=str(call), gains=report.gains, worlds=report.worlds,
-                  distrusted=report.distrusted, relaxed=report.rung, better=better, worse=worse)
+        override = BorelOverride(view.seat.letter, view.board, " ".join(str(c) for c in view.auction.calls),
+                                 str(view.hand), rules.rule_id, str(rules.call), str(call), dict(report.gains),
+                                 report.worlds, report.distrusted, report.rung, better, worse)
         force = producer.rule.spec.force if producer is not None else "none"
         return BidChoice(call, f"borel:{rules.rule_id}", text, False, force,
-                         ((rules.call, rules.rule_id, rules.explanation),), False)
+                         ((rules.call, rules.rule_id, rules.explanation),), False, override)
 
 
 def _plain(rules: BidChoice) -> BidChoice:

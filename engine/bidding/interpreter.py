@@ -136,6 +136,10 @@ class BidChoice:
     force: str
     alternatives: tuple[tuple[Call, str, str], ...]  # (call, rule id, explanation) of other matching candidates
     cut_short: bool = False  # the deadline stopped the search for a rule (the explanation says so)
+    # What a simulation did on the way (``engine.bidding.borel``), for whoever runs the engine to log: the override
+    # of the rules' call (a ``BorelOverride``, or None) and the rungs its sampler gave up (``play.relax.Relaxation``).
+    override: object = None
+    relaxations: tuple = ()
 
     def describe(self) -> str:
         tags = [self.force.replace("_", " ")] if self.force != "none" else []
