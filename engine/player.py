@@ -96,7 +96,7 @@ class Player:
         """Load the bidding system and build the solver now, so that no deadline is spent on them later."""
         self.bidder  # the loader compiles a system once per process
         if self.oracle is None:
-            self.oracle = default_oracle(self.params.play.solver_tt_mib)
+            self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
 
     def bid(self, view: SeatView, deadline: float | None = None) -> BidChoice:
         """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn).
@@ -116,7 +116,7 @@ class Player:
     def borel(self) -> BorelBidder:
         """The Borel-simulation bidder (``params.borel``), with its own solver (built on its first simulated call)."""
         if self._borel is None:
-            self._borel = BorelBidder(self.bidder, self.params.borel)
+            self._borel = BorelBidder(self.bidder, self.params.borel, core=self.params.play.solver_core)
         return self._borel
 
     def play(self, view: SeatView, deadline: float | None = None) -> PlayDecision:
@@ -145,7 +145,7 @@ class Player:
         if self._board is None or self._board.key != key:
             if self.oracle is None:
                 # built on the first card, so a bidding-only seat needs no solver
-                self.oracle = default_oracle(self.params.play.solver_tt_mib)
+                self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
             constraints = (None if view.auction is None
                            else self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat))
             self._board = _Board(key, CardPlayer(self.params.play, oracle=self.oracle, constraints=constraints))

@@ -835,7 +835,11 @@ def solve_cmd(
         fail(f"bad deal: {exc}")
     if (leader is None) != (trump is None):
         fail("--leader and --trump go together (e.g. --leader W --trump H)")
-    solver = Solver(_engine_params(settings).play.solver_tt_mib)
+    from squeeze.engine.dds import _solver
+
+    play_settings = _engine_params(settings).play
+    solver = Solver(play_settings.solver_tt_mib)
+    _solver.set_core_variant(play_settings.solver_core)
     if leader is not None:
         try:
             seat, strain = Seat.parse(leader), Strain.parse(trump)  # type: ignore[arg-type]

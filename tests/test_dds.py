@@ -460,12 +460,11 @@ def test_memory_is_bounded_and_configurable():
 
 def test_portable_and_fast_builds_give_the_same_answers():
     """The search is compiled twice (portable x86-64, and x86-64-v3 picked at run time where the CPU has it): forced
-    onto the portable path, the same positions give the same answers, node for node, as on the fast path; and
-    SQUEEZE_DD_PORTABLE=1 selects the portable path in a fresh process."""
+    onto the portable path, the same positions give the same answers, node for node, as on the fast path; and the
+    [engine] solver_core setting selects the build in a fresh process (the C code reads no environment)."""
     import os
     import subprocess
     import sys
-
 
     before = _solver.core_variant()
     rng = random.Random(4242)
@@ -487,7 +486,19 @@ def test_portable_and_fast_builds_give_the_same_answers():
     cards, _tables, _nodes = runs["portable"]
     for (pos, st), got in zip(cases[:2], cards[:2]):
         assert got == dds_cards(pos, st)
-    env = dict(os.environ, SQUEEZE_DD_PORTABLE="1")
-    out = subprocess.run([sys.executable, "-c", "from squeeze.engine.dds import _solver; print(_solver.core_variant())"],
-                         env=env, capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "portable"
+    fresh = ("from squeeze.config.bidding import load_system\n"
+             "from squeeze.config.settings import engine_params, load_settings\n"
+             "from squeeze.engine.dds import _solver\n"
+             "from squeeze.engine.player import Player\n"
+             "Player(engine_params(load_settings()), systems=load_system).prepare()\n"
+             "print(_solver.core_variant())\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+
+    def core_in_a_fresh_process(**extra: str) -> str:
+        return subprocess.run([sys.executable, "-c", fresh], env=env | extra, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert core_in_a_fresh_process(SQUEEZE_ENGINE__SOLVER_CORE="portable") == "portable"
+    fast = "fast" if _solver.fast_core_available() else "portable"
+    assert core_in_a_fresh_process(SQUEEZE_ENGINE__SOLVER_CORE="auto") == fast
+    assert core_in_a_fresh_process(SQUEEZE_DD_PORTABLE="1") == fast  # the old variable is not read any more

@@ -155,11 +155,13 @@ class BorelBidder:
     the latest decision. ``ours``: the rules of our side's system (and the opponents', as it reads them); the
     opponents bid theirs, reading ours."""
 
-    def __init__(self, ours: Bidder, settings: BorelSettings | None = None, solver=None) -> None:
+    def __init__(self, ours: Bidder, settings: BorelSettings | None = None, solver=None,
+                 core: str | None = None) -> None:
         self.settings = settings or BorelSettings(enabled=True)
         self.ours: Bidder = ours
         self.theirs: Bidder = ours.opponents.bidder(ours.system)
         self._solver = solver
+        self._core = core  # the build of the search to run (``PlaySettings.solver_core``), set with the solver
         self.counts = {"decisions": 0, "simulated": 0, "overrides": 0, "seconds": 0.0, "cut_short": 0}
         self.last: BorelReport | None = None
 
@@ -169,6 +171,10 @@ class BorelBidder:
             from ..dds import Solver  # the compiled core, built on the first simulated decision
 
             self._solver = Solver()
+            if self._core is not None:
+                from ..play.oracle import set_solver_core
+
+                set_solver_core(self._core)
         return self._solver
 
     # --- candidates ----------------------------------------------------------------------------------------------

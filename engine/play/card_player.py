@@ -71,6 +71,9 @@ class PlaySettings:
     root_cut: bool = True
     early_cut: bool = True  # also switches our extra in-loop Min cut (pitfall 6), the same kind of α cut
     solver_tt_mib: int = DEFAULT_TT_MIB  # the double-dummy solver's transposition table, when the player builds one
+    # Which build of the double-dummy search the process runs ("auto": the x86-64-v3 one where the CPU has it,
+    # "portable": the build for any x86-64), set when the player builds a solver. Both give the same answers.
+    solver_core: Literal["auto", "portable"] = "auto"
 
     def __post_init__(self) -> None:
         if self.declarer_selector not in ("alphamu", "pimc"):
@@ -83,6 +86,8 @@ class PlaySettings:
             raise BridgeError(f"max_m must be >= 1, got {self.max_m}")
         if self.objective not in ("make", "tricks"):
             raise BridgeError(f"unknown objective {self.objective!r} (use 'make' or 'tricks')")
+        if self.solver_core not in ("auto", "portable"):
+            raise BridgeError(f"unknown solver core {self.solver_core!r} (use 'auto' or 'portable')")
 
     def worlds_for(self, declaring: bool) -> int:
         """Worlds sampled for a decision of the declaring side (``declaring``) or of a defender."""
@@ -149,7 +154,7 @@ class CardPlayer:
         card_model: CardModel | None = None,
     ) -> None:
         self.settings = settings
-        self.oracle = oracle if oracle is not None else default_oracle(settings.solver_tt_mib)
+        self.oracle = oracle if oracle is not None else default_oracle(settings.solver_tt_mib, settings.solver_core)
         self.constraints = dict(constraints or {})
         self._card_model = card_model
         self._beliefs: dict[Seat, _Belief] = {}

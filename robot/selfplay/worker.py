@@ -79,7 +79,7 @@ def _tables(job: Job) -> _Tables:
     def player(params: PlayerParams) -> Player:
         mib = params.play.solver_tt_mib
         if mib not in oracles:
-            oracles[mib] = default_oracle(mib)
+            oracles[mib] = default_oracle(mib, params.play.solver_core)
         p = Player(params, oracle=oracles[mib], systems=load_system)  # type: ignore[arg-type]
         p.prepare()
         return p
