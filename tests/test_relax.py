@@ -24,7 +24,7 @@ from squeeze.engine.player import Player, PlayerParams, SeatView
 from squeeze.engine.sampling import SamplingError, SamplingTimeout, SeatConstraints, WorldSampler
 from squeeze.robot.logs import engine_events
 
-from test_deadlines import MARGIN
+from test_deadlines import MARGIN, timed
 
 STALL_AUCTION = Auction.parse("1C P P 1N P P P", "S")  # 1NT by East: South leads, West is dummy
 # East and dummy hold ten clubs between them, so South cannot hold the three its 1C promises in our system.
@@ -48,10 +48,9 @@ def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(
     assert view.decider == Seat.EAST and STALL_AUCTION.contract.declarer == Seat.EAST
     cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
     WorldSampler(view.known_cards(), view.constraints(cons))  # no cheap bound refutes it: only dealing can tell
-    t = time.monotonic()
-    d = Player(oracle=oracle, systems=load_system).play(view, deadline=t + 1.0)
-    elapsed = time.monotonic() - t
-    assert elapsed < 1.0 + MARGIN
+    player = Player(oracle=oracle, systems=load_system)
+    d, _elapsed, late = timed(lambda deadline: player.play(view, deadline=deadline), 1.0)
+    assert late <= MARGIN
     assert d.card in view.legal_cards() and d.selector == "alphamu"
     # South's 1C cannot be the 1C our rules bid (its exact test fails on every deal), but its ranges (an opening
     # hand) can hold: the worlds keep them
@@ -200,13 +199,12 @@ def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(or
         mover = play.next_seat
         view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
                                   board=seed)
-        t = time.monotonic()
-        d = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system).play(
-            view, deadline=t + 1.0)
-        worst = max(worst, time.monotonic() - t)
+        player = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system)
+        d, _elapsed, late = timed(lambda deadline: player.play(view, deadline=deadline), 1.0)
+        worst = max(worst, late)
         assert d.card in play.legal_cards(), (seed, str(auction), d)
         relaxed += "relaxed" in d.reason
-    assert worst < 1.0 + MARGIN
+    assert worst <= MARGIN  # CPU time past the deadline (see test_deadlines)
     assert relaxed >= 10  # the ladder was exercised: systemless bidding often fits no deal in our reading
 
 
