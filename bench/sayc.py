@@ -25,8 +25,11 @@ import sys
 import time
 from pathlib import Path
 
-DATA = Path("/work/shared/research/bidding/sayc_dev.jsonl")
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from shared import shared_path  # noqa: E402
+
+DATA = shared_path("research/bidding/sayc_dev.jsonl")
 
 
 def held_out(rec: dict) -> bool:
@@ -40,9 +43,21 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="every 3rd record only")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--show", default="", help="print the misses of this category ('all' for every one)")
-    ap.add_argument("--rules", default="", help="rule file (.toml) to use instead of the packaged sayc")
+    ap.add_argument("--rules", default="", help="rule file (.toml, or git:REV: bench/rules.py) to use instead of "
+                    "the packaged sayc")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "sayc_results.jsonl")
     args = ap.parse_args()
+    if not args.data.is_file():
+        sys.exit(f"bench/sayc.py: no test vectors at {args.data} (give --data FILE, or set SQUEEZE_SHARED)")
+    from rules import load_rules
+
+    system = load_rules(args.rules or "sayc")
+    rules_file = args.rules
+    if args.rules.startswith("git:"):  # the CLI reads files: the revision's text goes to one under bench/out
+        out_rules = ROOT / "bench" / "out" / f"rules_{args.rules[4:]}.toml"
+        out_rules.parent.mkdir(parents=True, exist_ok=True)
+        out_rules.write_text(system.source, encoding="utf-8")
+        rules_file = str(out_rules)
 
     recs = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
     recs = [r for r in recs if "issues" not in r]
@@ -55,7 +70,7 @@ def main() -> None:
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"] + (["--system", args.rules] if args.rules else []),
+        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"] + (["--system", rules_file] if rules_file else []),
         input=payload, capture_output=True, text=True,
         cwd=ROOT,
     )
@@ -125,11 +140,10 @@ def main() -> None:
     # In-process timing of the rule interpreter alone (no process start-up), caches cold per new auction:
     # the "rules-only call under 10 ms" budget of issue 6, reported as a ratio to that budget.
     sys.path.insert(0, str(ROOT))
-    from squeeze.config.bidding import load_system
     from squeeze.engine.auction import Auction
     from squeeze.engine.cards import Hand, Seat, Vul
 
-    bidder = load_system(args.rules or "sayc").bidder()
+    bidder = system.bidder()
     times = []
     for r in recs:
         h = Hand.parse(r["hand"])
