@@ -20,7 +20,8 @@ from squeeze.engine.dds import _solver
 ep_types = pytest.importorskip("endplay.types")
 ep_dds = pytest.importorskip("endplay.dds")
 
-TRUTH = Path("/work/shared/data/dd_truth_200.json")
+# DDS's answers on 60 seeded deals (the first 60 of the shared dd_truth_200.json: tests/data/README.md)
+TRUTH = Path(__file__).parent / "data" / "dd_truth_60.json"
 
 _DENOM = {Strain.CLUBS: "clubs", Strain.DIAMONDS: "diamonds", Strain.HEARTS: "hearts", Strain.SPADES: "spades",
           Strain.NOTRUMP: "nt"}
@@ -291,7 +292,6 @@ def test_suits_only_one_side_holds(solver):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_full_table_matches_ground_truth(solver):
     """Full 13-card tables against the DDS ground truth file (the first five deals; bench/dd.py runs many more)."""
     for rec in json.loads(TRUTH.read_text())["deals"][:5]:
@@ -302,7 +302,6 @@ def test_full_table_matches_ground_truth(solver):
                 assert table[st][seat] == rec["dd_table"][seat.letter][name], (rec["id"], seat, name)
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_trick1_ground_truth(solver):
     """Every opening lead scored, on the first 25 deals of the DDS ground truth (strains and leaders rotate)."""
     for rec in json.loads(TRUTH.read_text())["deals"][:25]:
@@ -312,7 +311,6 @@ def test_trick1_ground_truth(solver):
         assert {str(c): v for c, v in got.items()} == t1["scores"], rec["id"]
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_tiny_table_clears_and_recycles_and_stays_exact():
     """A 1 MiB table fills within one opening-lead search and is cleared mid-search; a long search fills some
     distribution's list, which recycles its oldest chunk. Answers must not change."""
@@ -328,7 +326,6 @@ def test_tiny_table_clears_and_recycles_and_stays_exact():
     assert small.stats()["tt_recycled"] > 0     # a distribution's list reached its cap and recycled a chunk
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_midplay_ground_truth(solver):
     for rec in json.loads(TRUTH.read_text())["deals"][:60]:
         mp = rec["midplay"]
