@@ -1,6 +1,6 @@
 """Contracts reached, judged double dummy against par: four copies of the engine bid N seeded random deals.
 
-A judge no test file can be fitted to (issue 21). Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 +
+A judge no test file can be fitted to. Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 +
 i))``, board number ``i + 1`` gives the dealer and vulnerability. Every final contract is scored at its declarer's
 double-dummy tricks and compared with the deal's par (``engine.scoring.par``). Per rule file:
 
@@ -17,7 +17,7 @@ double-dummy tricks and compared with the deal's par (``engine.scoring.par``). P
   one IMP of par;
 * passed-out deals;
 * doubled or redoubled final contracts in an artificial call, or in a strain the declaring side never showed
-  (issue 24's count);
+  (what the interpreter's escape guard prevents);
 * the worst 20 deals with their auctions.
 
 ``--rules FILE`` is the rule file judged (default: the packaged ``sayc``); ``--baseline FILE`` is bid on the same

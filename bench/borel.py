@@ -1,4 +1,4 @@
-"""Borel simulation against the rules alone: a bidding-only team match on seeded deals (issue 22).
+"""Borel simulation against the rules alone: a bidding-only team match on seeded deals.
 
 Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 + i))`` (as ``bench/bidding_par.py``), board number
 ``i + 1`` gives dealer and vulnerability. Team A bids with rules + simulation (``engine.bidding.borel``), team B

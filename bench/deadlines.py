@@ -82,7 +82,8 @@ def main(argv=None) -> int:
                         if name == "bidder":
                             bidder.choose(hand, Auction(Seat.NORTH), alternatives=False, deadline=t + budget)
                         else:
-                            Player(PlayerParams(play=MANY, seed=rep), oracle=oracle, systems=load_system).play(positions[name], deadline=t + budget)
+                            player = Player(PlayerParams(play=MANY, seed=rep), oracle=oracle, systems=load_system)
+                            player.play(positions[name], deadline=t + budget)
                         over = time.monotonic() - t - budget
                         overs.append(over)
                         worst = max(worst, over)

@@ -183,7 +183,7 @@ def test_the_configuration_loads_a_system_once_for_many_threads(tmp_path):
         ("K9.Q982.K73.J654", "1C 1S", "X"),      # negative double
         ("KQJ94.A82.K73.54", "2C P", "2S"),      # positive response
         ("9432.982.732.654", "2C P", "2D"),      # waiting
-        # issue 21: families completed from the system
+        # families completed from the system: feature asks, sandwich seat, competition, balancing, Michaels
         ("Q98.AT63.AK6.962", "2H P 2N P 3C P", "4H"),      # feature ask: partner is maximum, fit: game
         ("Q98.AT63.AK6.962", "2H P 2N P 3H P", "P"),       # ... minimum: no game
         ("KJ5.KQ74.QJ86.A2", "1C P 1D", "1N"),             # sandwich seat: natural 1NT 15-18
@@ -193,7 +193,7 @@ def test_the_configuration_loads_a_system_once_for_many_threads(tmp_path):
         ("9.QJ6.AJT753.AK4", "1C P 1D P 1S P", "2H"),      # fourth suit with a long suit and game values
         ("2.KJ986.KJ984.93", "1S 2S 3S 4C P", "4D"),       # Michaels: partner's clubs were pass-or-correct
         ("AKQ.AJ76432.AKQ.", "2C P 2N P 3H P 4H P", "5H"),  # void: five of the major asks for good trumps
-        # third session
+        # a long major over 3NT, values doubles, raising opener's second suit, notrump over an overcall
         ("AKJT9854.J.K.Q84", "1S P 3N P", "4S"),          # six+ of the major over a 3NT response: game there
         ("AQ95.A7.AK864.Q3", "P 1D 2H 2S 4H", "X"),        # values double: our side holds the balance
         ("Q94.K8.J73.A9543", "1D P 1N P 2C P", "3C"),      # 1NT responder raises opener's second suit: the
@@ -402,7 +402,7 @@ def test_responder_with_six_points_never_passes_a_one_level_opening(bidder, open
         assert not ch.call.is_pass, (opening, str(h), ch.rule_id)
 
 
-# --- issue 21: game by values, invitations; issue 24: never left doubled in an artificial call ----------------------
+# --- game by values, invitations; never left doubled in an artificial call ------------------------------------------
 
 def test_responder_with_opening_values_does_not_pass_a_minimum_rebid(bidder):
     # 12 HCP opposite an opener who rebid his six hearts: game (the eight-card fit), not a pass
@@ -418,7 +418,7 @@ def test_opener_accepts_a_2nt_invitation_with_the_top_of_his_1nt_rebid(bidder):
 
 @pytest.mark.parametrize("auction", ["1N P 2C X P P", "1N P 2D X P P"])
 def test_doubled_artificial_call_is_not_left_in(bidder, auction):
-    """Responder's Stayman / transfer is doubled and opener passes: responder never leaves it there (issue 24)."""
+    """Responder's Stayman / transfer is doubled and opener passes: responder never leaves it there."""
     rng = random.Random(24)
     a = Auction.parse(auction)
     n = 0
@@ -434,7 +434,7 @@ def test_doubled_artificial_call_is_not_left_in(bidder, auction):
         assert bidder.meaning_of(a.then(ch.call), len(a.calls), Vul.NONE).accepts(h)
 
 
-# --- issue 24: the family of doubled artificial calls, both partners, both vulnerabilities ---------------------------
+# --- the family of doubled artificial calls, both partners, both vulnerabilities ------------------------------------
 
 def _hands_for(b: Bidder, auction: Auction, vul: Vul, n: int, seed: int, tries: int = 100000):
     """``n`` random hands for the seat to act that make every call it made before in ``auction`` (hands of 18+ HCP
@@ -535,7 +535,7 @@ def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder)
 
 
 def test_a_game_force_is_never_dropped_below_game(bidder):
-    """Issue 21: after a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
+    """After a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
     that side never ends in an undoubled part score: every family rule that passes yields to the force."""
     rng = random.Random(2121)
     dropped = []
@@ -555,8 +555,8 @@ def test_a_game_force_is_never_dropped_below_game(bidder):
 
 
 def test_doubled_in_unshown_strain_reads_the_declaring_sides_calls(bidder):
-    """Issue 24's yardstick itself: Stayman doubled and passed out is a doubled artificial call; a doubled suit the
-    declaring side opened, or an undoubled one, is not."""
+    """The escape guard's yardstick itself: Stayman doubled and passed out is a doubled artificial call; a doubled
+    suit the declaring side opened, or an undoubled one, is not."""
     assert bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1S X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C P 2H P P P"), Vul.NONE)

@@ -1,4 +1,4 @@
-"""Borel simulation on top of the rules (issue 22): it bids game where the rules stop short and the worlds say
+"""Borel simulation on top of the rules: it bids game where the rules stop short and the worlds say
 game; it never overrules a forcing call; out of time it answers with the rules' call; settings reach it."""
 
 import random

@@ -215,8 +215,9 @@ def test_notrump_stoppers_squeeze_proof_trick_matches_dds():
             assert solver.solve_cards(pos, Strain.NOTRUMP) == dds_cards(pos, Strain.NOTRUMP), (str(deal), seat)
 
 
-# The freak deal of bench/RESULTS.md (issue 25): in notrump West's opening leads each need a new proof of 53,000+
-# card nodes, except the club jack, which transposes into North's proof (the four cards of North's club ace).
+# The freak deal of bench/RESULTS.md (the root probe's section): in notrump West's opening leads each need a new
+# proof of 53,000+ card nodes, except the club jack, which transposes into North's proof (the four cards of North's
+# club ace).
 _FREAK_DEAL = "N:A9532.K.85.AKQ94 K.93.JT943.T8753 QJ764.AT642.A.62 T8.QJ875.KQ762.J"
 
 

@@ -199,7 +199,7 @@ class Bidder:
     # --- reading the auction ----------------------------------------------------------------------------------
     def doubled_in_unshown_strain(self, auction: Auction, vul: Vul) -> bool:
         """Whether ``auction`` ends doubled or redoubled in an artificial call of the declaring side or in a strain
-        that side never showed (issue 24's leak: what the escape guard prevents, and ``bench/bidding_par`` counts)."""
+        that side never showed (the leak the escape guard prevents, and ``bench/bidding_par`` counts)."""
         c = auction.contract
         if c is None or not c.doubled:
             return False
@@ -365,7 +365,7 @@ class Bidder:
         st["doubled"] = dbl == 1
         st["redoubled"] = dbl == 2
         # "stuck": our side's last bid is doubled or redoubled in a strain our side never showed (an artificial
-        # call, or a suit neither of us bid naturally): passing would leave us there (issue 24)
+        # call, or a suit neither of us bid naturally): passing would leave us there
         stuck = False
         if dbl and last is not None:
             bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
@@ -565,7 +565,7 @@ _NO_ESCAPE_NOTE = " [escape guard: no natural bid fits this hand]"
 
 
 def _escape_guard(cands: list[Candidate], stuck: bool) -> list[Candidate]:
-    """Issue 24's guard: when a pass would end the auction with our side doubled or redoubled in a strain (or an
+    """The escape guard: when a pass would end the auction with our side doubled or redoubled in a strain (or an
     artificial call) it never showed, or with the opponents redoubled after our takeout double, no pass is chosen
     while a sane alternative exists. Natural bids (a bid that shows its own strain) and the redouble (SOS) are tried
     first, in their priority order, and say so; the passes follow, in theirs. The order is hand-independent, so
