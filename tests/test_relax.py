@@ -63,6 +63,26 @@ def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(
     assert fields["error"] == d.relaxations[0].error
 
 
+async def test_a_seat_logs_what_its_engine_relaxed():
+    """A seat's decision worker runs the engine in a child process; the events the decision carries back are
+    logged by the seat's own process (where logging is set up), under the names and fields they always had."""
+    from structlog.testing import capture_logs
+
+    from squeeze.robot.worker import DecisionWorker
+
+    worker = DecisionWorker(PlayerParams())
+    await worker.start()
+    try:
+        with capture_logs() as logs:
+            d = await worker.decide("card", stall_view(), 1.0, time.monotonic() + 60)
+    finally:
+        worker.close()
+    assert d.kind == "card" and "relaxed" in d.explanation
+    relaxed = [e for e in logs if e["event"] == "play.sampling_relaxed"]
+    assert relaxed and relaxed[0]["log_level"] == "warning" and relaxed[0]["viewer"] == "E"
+    assert relaxed[0]["dropped"] == "exact call tests" and relaxed[0]["cards"] == 3 and relaxed[0]["error"]
+
+
 # --- the ladder -----------------------------------------------------------------------------------------------------
 
 def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
