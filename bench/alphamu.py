@@ -29,7 +29,7 @@ and PIMC makes them 10 times out of 10).
 The double-dummy oracle is ``--solver endplay`` (endplay's DDS, a bench-only reference) or ``--solver engine``
 (engine.dds). Both give the same answers; endplay stays the default because its batch calls use DDS's own threads,
 which makes it the faster of the two here (two PIMC games: 6-7 s against 11 s for engine.dds on one thread,
-session 9). The solver is named in the output and is part of the resume key.
+bench/RESULTS.md). The solver is named in the output and is part of the resume key.
 """
 
 from __future__ import annotations
@@ -440,8 +440,8 @@ def main(argv=None) -> int:
                   # with one game a deal the discordant deals are McNemar's; averaged games are not
                   + (f", McNemar p = {mcnemar_p(up, down):.3f}" if reps == 1 else ""))
             if reps == 1:
-                # Where M3 first left PIMC's card on the deals the two decided differently (records made since
-                # session 11 keep it): the place to look when asking why αμ won or lost a deal.
+                # Where M3 first left PIMC's card on the deals the two decided differently (older records lack
+                # it): the place to look when asking why αμ won or lost a deal.
                 for i, d in zip(deals, diffs):
                     dep = played[(i, alpha, 0)].get("departures")
                     if d and dep:

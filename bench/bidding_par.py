@@ -1,6 +1,6 @@
 """Contracts reached, judged double dummy against par: four copies of the engine bid N seeded random deals.
 
-A judge no test file can be fitted to (issue 21). Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 +
+A judge no test file can be fitted to. Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 +
 i))``, board number ``i + 1`` gives the dealer and vulnerability. Every final contract is scored at its declarer's
 double-dummy tricks and compared with the deal's par (``engine.scoring.par``). Per rule file:
 
@@ -17,11 +17,12 @@ double-dummy tricks and compared with the deal's par (``engine.scoring.par``). P
   one IMP of par;
 * passed-out deals;
 * doubled or redoubled final contracts in an artificial call, or in a strain the declaring side never showed
-  (issue 24's count);
+  (what the interpreter's escape guard prevents);
 * the worst 20 deals with their auctions.
 
 ``--rules FILE`` is the rule file judged (default: the packaged ``sayc``); ``--baseline FILE`` is bid on the same
-deals in the same run (default ``bench/baseline/sayc_wave1.toml``, ``none`` to skip), with the paired difference in
+deals in the same run (default ``git:494ee73``, the packaged sayc.toml of SAYC's first wave, read from git: see
+``bench/rules.py``; ``none`` to skip), with the paired difference in
 IMPs lost. Double-dummy tables are cached in ``bench/out/dd_tables.jsonl`` (keyed by the deal), so only the first
 run of a seed pays for the solving (about 0.2 s a deal, on ``--threads`` threads).
 
@@ -43,12 +44,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from squeeze.engine.auction import Auction, Contract  # noqa: E402
-from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.cards import Deal, Seat, Strain, Vul, dealer_for_board, vul_for_board  # noqa: E402
 from squeeze.engine.scoring import GAME_LEVEL, imps, par, score  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from rules import FIRST_WAVE, load_rules  # noqa: E402
+
 CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
-BASELINE = ROOT / "bench" / "baseline" / "sayc_wave1.toml"
 
 
 def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
@@ -133,7 +135,7 @@ class Tally:
 
 
 def bid_all(name: str, rules: str, boards, tabs) -> Tally:
-    bidder = Bidder(rules)
+    bidder = load_rules(rules).bidder()
     tally = Tally(name)
     for (board, d, dealer, vul), t in zip(boards, tabs):
         a = Auction(dealer)
@@ -247,8 +249,9 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="200 deals")
-    ap.add_argument("--rules", default="sayc", help="rule file (.toml) or packaged system name")
-    ap.add_argument("--baseline", default=str(BASELINE), help="rule file bid on the same deals; 'none' to skip")
+    ap.add_argument("--rules", default="sayc", help="rule file (.toml), packaged system name or git:REV")
+    ap.add_argument("--baseline", default=FIRST_WAVE, help="rule file bid on the same deals (as --rules); 'none' to "
+                    "skip")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--worst", type=int, default=20)
     ap.add_argument("--oracle-odds", type=float, default=0.5, help="the (HCP, fits) oracle bids game from these odds")

@@ -1,4 +1,4 @@
-"""Borel simulation against the rules alone: a bidding-only team match on seeded deals (issue 22).
+"""Borel simulation against the rules alone: a bidding-only team match on seeded deals.
 
 Deal ``i`` of seed ``s`` is ``Deal.random(Random(s * 1_000_003 + i))`` (as ``bench/bidding_par.py``), board number
 ``i + 1`` gives dealer and vulnerability. Team A bids with rules + simulation (``engine.bidding.borel``), team B
@@ -37,13 +37,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.auction import Auction  # noqa: E402
-from squeeze.engine.bidding import get_bidder  # noqa: E402
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings  # noqa: E402
 from squeeze.engine.cards import Deal, Seat, Vul  # noqa: E402
 from squeeze.engine.player import PlayerParams  # noqa: E402
 from squeeze.engine.scoring import imps, score  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
+from squeeze.robot.logs import log_decision  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bidding_par import CACHE, deal_of, load_cache  # noqa: E402  (the same deals and DD-table cache)
@@ -56,8 +57,8 @@ _W: dict = {}  # per worker process: the bidders, the solver and the DD cache
 
 
 def _init(settings: dict, seconds: float) -> None:
-    _W["borel"] = BorelBidder(SYSTEM, None, BorelSettings(**settings))
-    _W["rules"] = get_bidder(SYSTEM)
+    _W["rules"] = load_system(SYSTEM).bidder()
+    _W["borel"] = BorelBidder(_W["rules"], BorelSettings(**settings))
     _W["seconds"] = seconds
     _W["cache"] = load_cache()
 
@@ -87,7 +88,7 @@ def bid_room(board: int, d: Deal, dealer: Seat, vul: Vul, sim_side: int, seed: i
             view = SeatView(seat, d[seat], a, vul, board=board)
             rng = random.Random(((seed * 1_000_003 + board) * 7 + int(seat)) * 1_009 + len(a.calls))
             cpu = time.process_time()  # this process's CPU time, solver threads included
-            ch = borel.choose(view, rng, time.monotonic() + _W["seconds"], _W["seconds"])
+            ch = log_decision(borel.choose(view, rng, time.monotonic() + _W["seconds"], _W["seconds"]))
             cpu = time.process_time() - cpu
             r = borel.last
             info["decisions"] += 1

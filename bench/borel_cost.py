@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bidding_par import deal_of  # noqa: E402  (the same seeded deals)
 
 from squeeze.engine.auction import Auction  # noqa: E402
-from squeeze.engine.bidding import get_bidder  # noqa: E402
+from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
 
@@ -37,7 +37,7 @@ SYSTEM = "sayc"
 
 def decisions(n: int, seed: int, probe: BorelBidder) -> list[SeatView]:
     """The first ``n`` decisions of the rules' auctions on ``seed``'s deals that the simulation would weigh."""
-    rules = get_bidder(SYSTEM)
+    rules = load_system(SYSTEM).bidder()
     out: list[SeatView] = []
     i = 0
     while len(out) < n:
@@ -77,8 +77,9 @@ def main() -> None:
     args = ap.parse_args()
     n = 30 if args.quick else args.decisions
     base = dataclasses.asdict(BorelSettings(enabled=True))
-    a = BorelBidder(SYSTEM, None, BorelSettings(**{**base, **parse(args.a)}))
-    b = BorelBidder(SYSTEM, None, BorelSettings(**{**base, **parse(args.b)}))
+    bidder = load_system(SYSTEM).bidder()
+    a = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.a)}))
+    b = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.b)}))
     views = decisions(n, args.seed, a)
     print(f"{len(views)} decisions to weigh (seed {args.seed}); A: {args.a or 'defaults'}, B: {args.b or 'defaults'}",
           flush=True)

@@ -1,6 +1,6 @@
 """Double-dummy benchmark: engine.dds against DDS 2.9 (endplay's libdds, test/bench oracle only), same deals, same
-run, one thread each.  Uses the shared harness /work/shared/tools/dd_vs_dds.py (its deal generator, DDS binding and
-candidate runner) and adds (d), the PIMC batch.
+run, one thread each.  Uses the shared harness ``tools/dd_vs_dds.py`` of the shared folder (``bench/shared.py``
+finds it: its deal generator, DDS binding and candidate runner) and adds (d), the PIMC batch.
 
   (a) full table per deal          ours Solver.solve_table        vs DDS CalcDDtable
   (b) trick 1, every card scored   ours Solver.solve_cards        vs DDS SolveBoard(solutions=3)
@@ -12,7 +12,7 @@ candidate runner) and adds (d), the PIMC batch.
   (f) the bridge-solver column: DDS, ours and macroxue/bridge-solver (the fastest solver we know) on the same
       seeded deals, interleaved deal by deal (the order rotates), one thread each, every answer checked against
       DDS: full tables, and every opening lead (deal i: strain i % 5, leader i % 4, as (b)).  bridge-solver runs
-      as a co-process (/work/shared/tools/bridge-solver: build it with bench/build_bs.sh into
+      as a co-process (``tools/bridge-solver`` of the shared folder: build it with bench/build_bs.sh into
       bench/out/bridge-solver); its driver times the solver call only.  Skipped, with a message, when the
       binary is not built.  Ratios: ours/bridge-solver and each/DDS (ratio of total times).
   (g) freak deals: every hand holds two long suits (5+ cards each); tables and opening leads, ours against DDS
@@ -34,7 +34,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DEFAULT_HARNESS = "/work/shared/tools/dd_vs_dds.py"
+sys.path.insert(0, str(ROOT / "bench"))
+from shared import shared_path  # noqa: E402
+
+DEFAULT_HARNESS = str(shared_path("tools/dd_vs_dds.py"))
 
 
 def load_harness(path: str):
@@ -58,7 +61,7 @@ def pimc_worlds(H, rng: random.Random, n_worlds: int):
     return worlds
 
 
-DEFAULT_BS_DIR = "/work/shared/tools/bridge-solver"
+DEFAULT_BS_DIR = str(shared_path("tools/bridge-solver"))
 DEFAULT_BS = str(ROOT / "bench" / "out" / "bridge-solver" / "bs_batch")
 
 

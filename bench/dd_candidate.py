@@ -1,6 +1,7 @@
-"""engine.dds driven through the candidate protocol of /work/shared/tools/dd_vs_dds.py.
+"""engine.dds driven through the candidate protocol of the shared harness ``tools/dd_vs_dds.py`` (in the shared
+folder beside the project, see ``bench/shared.py``).
 
-``python /work/shared/tools/dd_vs_dds.py --candidate bench/dd_candidate.py:Candidate`` (see bench/dd.py)."""
+``python SHARED/tools/dd_vs_dds.py --candidate bench/dd_candidate.py:Candidate`` (see bench/dd.py)."""
 
 from __future__ import annotations
 

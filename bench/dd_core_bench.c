@@ -4,7 +4,8 @@
  * different flags and run the binaries alternately (bench/RESULTS.md, "the build"):
  *   gcc -O3 -march=x86-64 -Iengine/dds/csrc bench/dd_core_bench.c engine/dds/csrc/ddcore_v3.c -o bench/out/v1
  *   bench/out/v1 bench/out/deals40.txt 0
- * (the public entry points dispatch: SQUEEZE_DD_PORTABLE=1 runs the portable build of the search)
+ * (the public entry points dispatch to the x86-64-v3 build of the search where the CPU has it: the two builds'
+ * speeds are compared with bench/dd.py --core portable|fast)
  */
 #include "ddcore.c"
 #include <stdio.h>

@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.board import Play  # noqa: E402
@@ -46,7 +47,7 @@ def slow_bidder(folder: Path) -> Bidder:
     path = folder / "slow.toml"
     path.write_text('[system]\nname = "slow"\n' + "".join(
         f'[[rule]]\nid = "slow.{i}"\ncontext = ""\ncall = "1C"\n{rule}' for i in range(600)))
-    return Bidder(str(path))
+    return load_system(path).bidder()
 
 
 def main(argv=None) -> int:
@@ -60,7 +61,7 @@ def main(argv=None) -> int:
         a.reps = 3
     budgets = [float(x) for x in a.budgets.split(",")]
     oracle = EngineDDOracle()
-    Player(oracle=oracle).prepare()
+    Player(oracle=oracle, systems=load_system).prepare()
     positions = views()
     suite = None
     if a.load:
@@ -81,7 +82,8 @@ def main(argv=None) -> int:
                         if name == "bidder":
                             bidder.choose(hand, Auction(Seat.NORTH), alternatives=False, deadline=t + budget)
                         else:
-                            Player(PlayerParams(play=MANY, seed=rep), oracle=oracle).play(positions[name], deadline=t + budget)
+                            player = Player(PlayerParams(play=MANY, seed=rep), oracle=oracle, systems=load_system)
+                            player.play(positions[name], deadline=t + budget)
                         over = time.monotonic() - t - budget
                         overs.append(over)
                         worst = max(worst, over)

@@ -73,6 +73,9 @@ class EngineSettings(_Section):
                                                  description="PIMC's goal: make/defeat the contract, or tricks.")
     solver_memory_mib: int = Field(_PLAY.solver_tt_mib, ge=1, le=MAX_TT_MIB,
                                    description="Transposition-table memory of the card player's solver, MiB.")
+    solver_core: Literal["auto", "portable"] = Field(
+        _PLAY.solver_core, description="Build of the double-dummy search: auto (x86-64-v3 where the CPU has it) or "
+                                       "portable (any x86-64; the same answers).")
     seed: Optional[int] = Field(None, description="Seed of every random choice (unset: a fresh deal each run, "
                                                   "and the engine's own seed for a given deal).")
     borel: bool = Field(_BOREL.enabled, description="Borel simulation at close calls: deal worlds that fit the "
@@ -347,7 +350,7 @@ def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
     play = PlaySettings(declarer_selector=e.declarer_selector, worlds=e.worlds, worlds_declarer=e.worlds_declarer,
                         worlds_defender=e.worlds_defender, max_m=e.alphamu_depth,
                         declarer_budget_s=e.seconds_per_card, objective=e.objective, inference=e.inference,
-                        solver_tt_mib=e.solver_memory_mib)
+                        solver_tt_mib=e.solver_memory_mib, solver_core=e.solver_core)
     seed = {} if e.seed is None else {"seed": e.seed}
     borel = dataclasses.replace(_BOREL, enabled=e.borel, worlds=e.borel_worlds,
                                 min_worlds=min(_BOREL.min_worlds, e.borel_worlds), scoring=e.borel_scoring,

@@ -13,14 +13,19 @@ return by it with the best answer found so far (``BidChoice.cut_short`` / ``Play
 deadline stopped something), never an exception for lack of time. The first card of a session also builds the
 double-dummy solver (about 0.2 s, mostly its table's memory): ``prepare()`` does that, and loads the bidding
 system, ahead of the first deadline.
+
+The engine reads no file: ``PlayerParams`` names the bidding systems, and the ``Player`` is given ``systems``, a
+loader that turns a name into a ``CompiledSystem`` (``squeeze.config.bidding.load_system`` reads the packaged
+systems and ``.toml`` paths).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
-from .bidding import DEFAULT_SYSTEM, BidChoice, Bidder, get_bidder
+from .bidding import BidChoice, Bidder, CompiledSystem
 from .bidding.borel import BorelBidder, BorelSettings
 from .board import IllegalCardError
 from .cards import BridgeError
@@ -28,7 +33,10 @@ from .play.card_player import CardPlayer, PlayDecision, PlaySettings
 from .play.oracle import DDOracle, default_oracle
 from .view import SeatView
 
-__all__ = ["SeatView", "Player", "PlayerParams"]  # SeatView is engine.view's, re-exported for the seat-facing API
+__all__ = ["SeatView", "Player", "PlayerParams", "SystemLoader"]  # SeatView is engine.view's, re-exported
+
+#: How a ``Player`` turns the system names of its ``PlayerParams`` into compiled systems.
+SystemLoader = Callable[[str], CompiledSystem]
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class PlayerParams:
     """Everything a ``Player`` is configured with, as plain data (picklable, comparable). Its defaults and those of
     ``PlaySettings`` are the engine's defaults; ``squeeze.config.settings.engine_params`` builds one from settings."""
 
-    system: str = DEFAULT_SYSTEM  # our bidding system (a packaged system name or a .toml path)
+    system: str = "sayc"  # our bidding system: a name the Player's loader knows (a packaged system or a .toml path)
     opponents_system: str | None = None  # how we read the opponents' calls (None: as our own system)
     play: PlaySettings = field(default_factory=PlaySettings)
     seconds_per_call: float = 2.0  # a call's time budget (the rule-based bidder answers well within it)
@@ -57,16 +65,28 @@ class _Board:
 @dataclass
 class Player:
     """A seat's brain: ``bid(view)`` and ``play(view)``. One ``Player`` serves one seat for a whole session (it keeps
-    the card player of the board in progress, so beliefs persist between the seat's cards)."""
+    the card player of the board in progress, so beliefs persist between the seat's cards). ``systems`` loads the
+    bidding systems ``params`` names (see the module doc)."""
 
     params: PlayerParams = field(default_factory=PlayerParams)
     oracle: DDOracle | None = None
+    systems: SystemLoader | None = None
     _board: _Board | None = field(default=None, init=False, repr=False)
     _borel: BorelBidder | None = field(default=None, init=False, repr=False)
+    _bidder: Bidder | None = field(default=None, init=False, repr=False)
 
     @property
     def bidder(self) -> Bidder:
-        return get_bidder(self.params.system, self.params.opponents_system)
+        """The rules of our system (and the opponents'), loaded on first use; shared with every player of the
+        process that bids the same systems (``CompiledSystem.bidder``)."""
+        if self._bidder is None:
+            if self.systems is None:
+                raise BridgeError(f"no loader for the bidding system {self.params.system!r}: give the Player "
+                                  "systems= (squeeze.config.bidding.load_system reads the packaged systems)")
+            ours = self.systems(self.params.system)
+            opp = self.params.opponents_system
+            self._bidder = ours.bidder(self.systems(opp) if opp is not None else None)
+        return self._bidder
 
     def _rng(self, view: SeatView, step: int) -> random.Random:
         # an explicit integer mix (not hash()): the same board, seat and step give the same decision in any process
@@ -74,9 +94,9 @@ class Player:
 
     def prepare(self) -> None:
         """Load the bidding system and build the solver now, so that no deadline is spent on them later."""
-        self.bidder  # loads the system once per process (cached)
+        self.bidder  # the loader compiles a system once per process
         if self.oracle is None:
-            self.oracle = default_oracle(self.params.play.solver_tt_mib)
+            self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
 
     def bid(self, view: SeatView, deadline: float | None = None) -> BidChoice:
         """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn).
@@ -96,7 +116,7 @@ class Player:
     def borel(self) -> BorelBidder:
         """The Borel-simulation bidder (``params.borel``), with its own solver (built on its first simulated call)."""
         if self._borel is None:
-            self._borel = BorelBidder(self.params.system, self.params.opponents_system, self.params.borel)
+            self._borel = BorelBidder(self.bidder, self.params.borel, core=self.params.play.solver_core)
         return self._borel
 
     def play(self, view: SeatView, deadline: float | None = None) -> PlayDecision:
@@ -125,7 +145,7 @@ class Player:
         if self._board is None or self._board.key != key:
             if self.oracle is None:
                 # built on the first card, so a bidding-only seat needs no solver
-                self.oracle = default_oracle(self.params.play.solver_tt_mib)
+                self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
             constraints = (None if view.auction is None
                            else self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat))
             self._board = _Board(key, CardPlayer(self.params.play, oracle=self.oracle, constraints=constraints))

@@ -896,13 +896,17 @@ class WorldSampler:
                 a0 = b0
         return full
 
-    def _check(self, full: np.ndarray, budget: int | None = None) -> tuple[np.ndarray, int, int]:
+    def _check(self, full: np.ndarray, budget: int | None = None,
+               deadline: float | None = None) -> tuple[np.ndarray, int, int]:
         """Per candidate: -1 when it passes every exact check, else the index of the first check that failed;
         with the number of candidates looked at and of predicate calls made.
 
         The HCP checks are vectorised; the predicates (an auction's exact call tests, ~60 us each in Python) are
-        called row by row, and once ``budget`` calls are made the rows after the current one are left unchecked
-        (not looked at: the caller drops them)."""
+        called row by row, and once ``budget`` calls are made, or ``deadline`` has passed, the rows after the
+        current one are left unchecked (not looked at: the caller drops them). A batch is sized to end by the
+        deadline from what the last one cost in wall time; on a loaded machine the process gets less CPU than that
+        and the batch would run on past the deadline (70 ms past a 0.2 s card decision was measured), so the clock
+        is read between rows too."""
         why = np.full(full.shape[0], -1, dtype=np.int64)
         for i, (seat, (lo, hi)) in enumerate(self._hcp_checks):
             h = hcp_of_masks(full[:, seat])
@@ -912,7 +916,7 @@ class WorldSampler:
             off = len(self._hcp_checks)
             checks, stats = self._pred_checks, self._pred_stats
             for r in np.flatnonzero(why < 0):
-                if budget is not None and calls >= budget:
+                if (budget is not None and calls >= budget) or (deadline is not None and time.monotonic() >= deadline):
                     looked = int(r)
                     break
                 for i in self._pred_order:
@@ -997,7 +1001,7 @@ class WorldSampler:
             full = self._deal_batch(B, gen)
             used = B
             if self.exact_checks:
-                why, looked, calls = self._check(full, None if max_checks is None else max_checks - checks)
+                why, looked, calls = self._check(full, None if max_checks is None else max_checks - checks, deadline)
                 checks += calls
                 why, used = why[:looked], looked
                 acc = np.flatnonzero(why < 0)
@@ -1013,7 +1017,8 @@ class WorldSampler:
             got.append(full)
             have += full.shape[0]
             cands += used
-            rate = max(have / cands, 0.5 / cands)
+            if cands:  # (none looked at when the deadline or the check budget came before the first row)
+                rate = max(have / cands, 0.5 / cands)
         return found()
 
     def _rejections(self, counts: np.ndarray) -> dict[str, int]:

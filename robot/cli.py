@@ -239,7 +239,7 @@ def deal(
     record = BoardRecord(board=board, deal=d, dealer=dealer, vul=vul)
     board_play = None  # the Play, when the board was played out
     if bid:
-        from squeeze.engine.bidding import BiddingSystemError
+        from squeeze.config.bidding import BiddingSystemError, load_system
         from squeeze.engine.play.oracle import SolverUnavailable
         from squeeze.engine.player import Player
         from squeeze.robot.selfplay import play_board
@@ -248,7 +248,8 @@ def deal(
         params = _engine_params(settings)
         params = dataclasses.replace(params, seed=seed if seed is not None else rng.getrandbits(31))
         try:
-            record, board_play = play_board(board, d, {s: Player(params) for s in Seat}, play=play)
+            record, board_play = play_board(board, d, {s: Player(params, systems=load_system) for s in Seat},
+                                            play=play)
         except (BiddingSystemError, SolverUnavailable) as exc:
             fail(str(exc))
     contract = record.contract
@@ -385,19 +386,21 @@ def bid(
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
-    from squeeze.engine.bidding import Bidder, BiddingSystemError
+    from squeeze.config.bidding import BiddingSystemError, load_system
     from squeeze.engine.bidding.requests import answer_record, parse_request
+    from squeeze.robot.logs import log_decision
 
     params = _engine_params(settings)
     try:
-        bidder = Bidder(params.system, params.opponents_system)
+        opponents = params.opponents_system
+        bidder = load_system(params.system).bidder(load_system(opponents) if opponents is not None else None)
     except BiddingSystemError as e:
         fail(str(e))
     player = None
     if params.borel.enabled:  # --simulate: the robot's own bid (rules + Borel simulation), as at a table
         from squeeze.engine.player import Player
 
-        player = Player(params)
+        player = Player(params, systems=load_system)
     if batch:
         out = sys.stdout
         for n, line in enumerate(sys.stdin, 1):
@@ -405,7 +408,8 @@ def bid(
                 continue
             try:
                 rec = json.loads(line)
-                res = answer_record(bidder, rec, player)
+                res = answer_record(bidder, rec, None if player is None else
+                                    lambda view: log_decision(player.bid(view)))
             except json.JSONDecodeError as e:
                 res = {"id": None, "call": None, "explanation": f"error: line {n} is not JSON ({e.msg})"}
             except BridgeError as e:
@@ -427,7 +431,7 @@ def bid(
     if player is not None:
         from squeeze.engine.view import SeatView
 
-        ch = player.bid(SeatView(a.next_seat, h, a, v))
+        ch = log_decision(player.bid(SeatView(a.next_seat, h, a, v)))
     else:
         ch = bidder.choose(h, a, v)
     typer.echo(f"{ch.call}   {ch.describe()}   (rule {ch.rule_id})")
@@ -521,7 +525,10 @@ def play_cmd(
     log: list[dict] = []
     if lead is not None:
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
+    from squeeze.robot.logs import log_decision
+
     for p, dec in play_out(p, player, params.seed):
+        log_decision(dec)
         log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
     tricks = p.declarer_tricks
     if as_json:
@@ -830,7 +837,11 @@ def solve_cmd(
         fail(f"bad deal: {exc}")
     if (leader is None) != (trump is None):
         fail("--leader and --trump go together (e.g. --leader W --trump H)")
-    solver = Solver(_engine_params(settings).play.solver_tt_mib)
+    from squeeze.engine.dds import _solver
+
+    play_settings = _engine_params(settings).play
+    solver = Solver(play_settings.solver_tt_mib)
+    _solver.set_core_variant(play_settings.solver_core)
     if leader is not None:
         try:
             seat, strain = Seat.parse(leader), Strain.parse(trump)  # type: ignore[arg-type]

@@ -3,12 +3,16 @@
 Logs always go to standard error, never into a command's standard output. ``format`` is ``json`` (one JSON object
 a line: ``event``, ``level``, ``timestamp`` and the event's fields), ``pretty`` (structlog's console renderer, in
 colour on a terminal) or ``auto``: pretty when standard error is a terminal, JSON lines otherwise (services, pipes,
-files). Events below ``level`` are dropped. The engine only emits events (``structlog.get_logger``); the
-processes that run it (the CLI, the robot, self-play workers) call this once at start-up with ``[log]`` settings.
+files). Events below ``level`` are dropped. The processes that run the engine (the CLI, the robot, self-play
+workers) call this once at start-up with ``[log]`` settings.
 
 A process started with ``spawn`` (a seat's decision worker) imports structlog afresh, unconfigured: structlog's own
 default is the console format on standard output. Such a child calls ``configure_logging(*current_logging())``
 with what its parent returned, so that its events come out like the parent's (JSON lines in a service).
+
+The engine logs nothing itself: its decisions say what happened on the way (a Borel override, the rungs of the
+relaxation ladder given up), and ``engine_events`` turns that into log events, which ``log_events`` (or
+``log_decision``, both at once) emits where the decision is received.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from __future__ import annotations
 import logging
 import sys
 import weakref
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 import structlog
 
-__all__ = ["configure_logging", "current_logging", "LEVELS"]
+__all__ = ["configure_logging", "current_logging", "LEVELS", "EngineEvent", "engine_events", "log_events",
+           "log_decision"]
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
@@ -97,3 +102,37 @@ def configure_logging(level: str = "info", format: Literal["auto", "json", "pret
         logger_factory=lambda *_: structlog.PrintLogger(_tolerant(stream if stream is not None else sys.stderr)),
         cache_logger_on_first_use=False,
     )
+
+
+#: A log event as data: (level, event name, fields); it crosses a pipe from a worker process.
+EngineEvent = tuple[str, str, dict]
+
+_engine_log = structlog.get_logger("squeeze.engine")
+
+
+def engine_events(decision: Any) -> tuple[EngineEvent, ...]:
+    """The log events of an engine decision (a ``BidChoice`` or a ``PlayDecision``): a warning
+    ``play.sampling_relaxed`` per rung of the relaxation ladder given up, then ``bidding.borel_override`` when a
+    simulation overrode the rules' call."""
+    out: list[EngineEvent] = []
+    for r in getattr(decision, "relaxations", ()):
+        out.append(("warning", "play.sampling_relaxed",
+                    {"viewer": r.viewer.letter, "cards": r.cards, "dropped": r.dropped, "error": r.error}))
+    o = getattr(decision, "override", None)
+    if o is not None:
+        out.append(("info", "bidding.borel_override",
+                    {"seat": o.seat, "board": o.board, "auction": o.auction, "hand": o.hand, "rule": o.rule,
+                     "rules_call": o.rules_call, "call": o.call, "gains": o.gains, "worlds": o.worlds,
+                     "distrusted": o.distrusted, "relaxed": o.relaxed, "better": o.better, "worse": o.worse}))
+    return tuple(out)
+
+
+def log_events(events: tuple[EngineEvent, ...]) -> None:
+    for level, event, fields in events:
+        getattr(_engine_log, level)(event, **fields)
+
+
+def log_decision(decision: Any) -> Any:
+    """Log what ``decision`` says happened (``engine_events``); returns it, so a call can be wrapped."""
+    log_events(engine_events(decision))
+    return decision

@@ -28,10 +28,10 @@ from typing import Literal, Optional
 
 import structlog
 
+from squeeze.config.bidding import load_system
 from squeeze.engine.player import Player, PlayerParams
 from squeeze.engine.view import SeatView
-
-from .logs import configure_logging, current_logging
+from .logs import EngineEvent, configure_logging, current_logging, engine_events, log_events
 
 __all__ = ["Decision", "DecisionWorker", "WorkerFailed"]
 
@@ -53,13 +53,14 @@ class Decision:
     seconds: float = 0.0  # thinking time measured in the worker
     cut_short: bool = False  # the engine stopped at its deadline with its best answer so far
     worlds: int = 0
+    events: tuple[EngineEvent, ...] = ()  # what the engine said happened on the way, logged by the asking side
 
 
 def _worker_main(conn: Connection, params: PlayerParams,
                  log: tuple[str, str]) -> None:  # pragma: no cover - runs in the child process
     configure_logging(*log)  # (spawned: structlog starts unconfigured here)
     t0 = time.monotonic()
-    player = Player(params)
+    player = Player(params, systems=load_system)
     player.prepare()  # the bidding system and the solver, before the first deadline rather than on its time
     _log.info("worker.ready", pid=os.getpid(), seconds=round(time.monotonic() - t0, 3))
     conn.send(("ready",))
@@ -77,11 +78,11 @@ def _worker_main(conn: Connection, params: PlayerParams,
             if kind == "call":
                 choice = player.bid(view, deadline=deadline)
                 answer = Decision("call", str(choice.call), choice.describe(), choice.alert,
-                                  time.monotonic() - t0, choice.cut_short)
+                                  time.monotonic() - t0, choice.cut_short, events=engine_events(choice))
             else:
                 d = player.play(view, deadline=deadline)
                 answer = Decision("card", str(d.card), d.reason, False, time.monotonic() - t0, d.cut_short,
-                                  d.worlds)
+                                  d.worlds, engine_events(d))
             conn.send((req_id, answer))
         except Exception:  # the engine's bug must not end the session: report it, keep serving
             conn.send((req_id, traceback.format_exc(limit=8)))
@@ -156,6 +157,7 @@ class DecisionWorker:
         answer = msg[1]
         if isinstance(answer, str):
             raise WorkerFailed(f"the engine raised:\n{answer}")
+        log_events(answer.events)  # here, where the process's logging is set up (the child's is not)
         return answer
 
     async def _recv(self, deadline: float):

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from squeeze.engine.auction import Auction
-from squeeze.engine.bidding import get_bidder
+from squeeze.config.bidding import load_system
 from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
 from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.player import PlayerParams
@@ -34,7 +34,7 @@ TEAMS = {Seat.NORTH: "Squeeze", Seat.SOUTH: "Squeeze", Seat.EAST: "Rivals", Seat
 
 def contested_boards(n: int, seed: int = 1) -> list[BoardRecord]:
     """``n`` boards that our bidder does not pass out (so every seat is declarer, dummy or defender)."""
-    rng, bidder, out = random.Random(seed), get_bidder("sayc"), []
+    rng, bidder, out = random.Random(seed), load_system("sayc").bidder(), []
     while len(out) < n:
         number = len(out) + 1
         deal, dealer, vul = Deal.random(rng), dealer_for_board(number), vul_for_board(number)

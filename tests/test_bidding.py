@@ -11,15 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from squeeze.engine.auction import Auction, Call
-from squeeze.engine.bidding import Bidder, BiddingSystemError, get_bidder, load_system
-from squeeze.engine.bidding.rules import system_file
+from squeeze.config.bidding import load_system, system_digest, system_file
+from squeeze.engine.bidding import Bidder, BiddingSystemError
 from squeeze.engine.cards import Deal, Hand, Seat, Vul
 from squeeze.robot.cli import app
 
 
 @pytest.fixture(scope="module")
 def bidder() -> Bidder:
-    return get_bidder(str(system_file("sayc")))
+    return load_system(str(system_file("sayc"))).bidder()
 
 
 def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: str = "N") -> str:
@@ -72,6 +72,93 @@ def test_missing_system_file():
         load_system("no_such_system")
 
 
+def test_a_system_file_that_is_not_utf8_is_a_clear_error(tmp_path):
+    p = tmp_path / "latin1.toml"
+    p.write_bytes('[system]\nname = "Système"\n'.encode("latin-1"))
+    with pytest.raises(BiddingSystemError, match=r"latin1\.toml: not UTF-8 text"):
+        load_system(p)
+
+
+def test_the_configuration_compiles_a_system_once_and_sees_a_changed_file(tmp_path):
+    p = tmp_path / "mine.toml"
+    p.write_bytes(system_file("sayc").read_bytes())
+    first = load_system(p)
+    assert load_system(str(p)) is first  # the same text: the same compiled system (and its bidders' caches)
+    assert first.bidder() is first.bidder() and first.digest == system_digest(p)
+    p.write_bytes(p.read_bytes() + b"\n# one more line\n")
+    again = load_system(p)
+    assert again is not first and again != first and again.digest == system_digest(p)
+
+
+def _in_threads(target, n: int = 8) -> list:
+    """``target()`` in ``n`` threads started together, each from another depth of the Python stack (as a Dask
+    worker's threads are), with the interpreter made to switch threads whenever a garbage collection starts inside
+    ``ast.parse``: what a finalizer or a ``gc.callbacks`` hook (Dask installs one) may do at any time. Returns each
+    thread's result or exception."""
+    import ast
+    import gc
+    import sys
+    import threading
+
+    parse = ast.parse.__code__
+
+    def switch_inside_parse(phase, _info):
+        try:
+            inside = sys._getframe(1).f_code is parse
+        except ValueError:  # a collection at the bottom of a thread's stack
+            return
+        if phase == "start" and inside:
+            time.sleep(0.001)
+
+    def nest(depth: int):
+        return target() if depth == 0 else nest(depth - 1)
+
+    results: list = [None] * n
+
+    def run(i: int) -> None:
+        try:
+            results[i] = nest(5 * i)
+        except BaseException as exc:  # noqa: BLE001 - reported to the test
+            results[i] = exc
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(switch_inside_parse)
+    gc.set_threshold(100, threshold[1], threshold[2])
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.callbacks.remove(switch_inside_parse)
+        gc.set_threshold(*threshold)
+    return results
+
+
+def test_a_system_compiles_in_many_threads_at_once():
+    """Threads that compile a system together (Dask worker threads building their players) once failed with
+    ``SystemError: AST constructor recursion depth mismatch``: CPython 3.11 keeps the AST converter's recursion
+    counter per interpreter, so two parses at once corrupt it. The engine parses one expression at a time."""
+    from squeeze.engine.bidding import parse_system
+
+    rules = "".join(f'[[rule]]\nid = "r{i}"\ncontext = "1N P"\ncall = "2C"\nexplain = "x"\n'
+                    f'when = "{" and ".join(f"(hcp >= {k} or spades > {k % 13})" for k in range(i % 7, i % 7 + 12))}"\n'
+                    for i in range(40))
+    results = _in_threads(lambda: parse_system(rules, "many", "many.toml"))
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert errors == []
+    assert len({len(r.rules) for r in results}) == 1 and all(r == results[0] for r in results)
+
+
+def test_the_configuration_loads_a_system_once_for_many_threads(tmp_path):
+    p = tmp_path / "threads.toml"
+    p.write_bytes(system_file("sayc").read_bytes())  # a file no other test loaded: compiled here, once
+    results = _in_threads(lambda: load_system(p))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert all(r is results[0] for r in results)
+
+
 # --- choosing calls ------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -96,7 +183,7 @@ def test_missing_system_file():
         ("K9.Q982.K73.J654", "1C 1S", "X"),      # negative double
         ("KQJ94.A82.K73.54", "2C P", "2S"),      # positive response
         ("9432.982.732.654", "2C P", "2D"),      # waiting
-        # issue 21: families completed from the system
+        # families completed from the system: feature asks, sandwich seat, competition, balancing, Michaels
         ("Q98.AT63.AK6.962", "2H P 2N P 3C P", "4H"),      # feature ask: partner is maximum, fit: game
         ("Q98.AT63.AK6.962", "2H P 2N P 3H P", "P"),       # ... minimum: no game
         ("KJ5.KQ74.QJ86.A2", "1C P 1D", "1N"),             # sandwich seat: natural 1NT 15-18
@@ -106,7 +193,7 @@ def test_missing_system_file():
         ("9.QJ6.AJT753.AK4", "1C P 1D P 1S P", "2H"),      # fourth suit with a long suit and game values
         ("2.KJ986.KJ984.93", "1S 2S 3S 4C P", "4D"),       # Michaels: partner's clubs were pass-or-correct
         ("AKQ.AJ76432.AKQ.", "2C P 2N P 3H P 4H P", "5H"),  # void: five of the major asks for good trumps
-        # third session
+        # a long major over 3NT, values doubles, raising opener's second suit, notrump over an overcall
         ("AKJT9854.J.K.Q84", "1S P 3N P", "4S"),          # six+ of the major over a 3NT response: game there
         ("AQ95.A7.AK864.Q3", "P 1D 2H 2S 4H", "X"),        # values double: our side holds the balance
         ("Q94.K8.J73.A9543", "1D P 1N P 2C P", "3C"),      # 1NT responder raises opener's second suit: the
@@ -234,11 +321,11 @@ def test_opponents_system_reads_their_calls(tmp_path):
         'explain = "12-14 balanced"\n'
         '[[rule]]\nid = "o.pass"\ncontext = "*"\ncall = "P"\nexplain = "pass"\n'
     )
-    ours = Bidder("sayc", opponents=str(weak_nt))
+    ours = Bidder(load_system("sayc"), opponents=load_system(weak_nt))
     a = Auction.parse("1N", "E")  # East (an opponent of South, who is to act... and of North)
     # seen from North/South, East's 1NT is read with the opponents' (weak) notrump
     assert ours.meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (12, 14)
-    assert Bidder("sayc").meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (15, 17)
+    assert Bidder(load_system("sayc")).meaning_of(a, 0, viewpoint=Seat.SOUTH).hcp == (15, 17)
 
 
 # --- command line ----------------------------------------------------------------------------------------------------------
@@ -296,7 +383,7 @@ def test_any_legal_auction_gets_a_legal_explained_call(bidder):
 def test_rule_that_fails_at_run_time_names_itself(tmp_path):
     p = tmp_path / "broken.toml"
     p.write_text('[[rule]]\nid = "bad.index"\ncontext = ""\ncall = "1C"\nwhen = "ln(7) > 2"\nexplain = "x"\n')
-    b = Bidder(str(p))
+    b = load_system(p).bidder()
     with pytest.raises(BiddingSystemError, match="rule bad.index: evaluating 'when' failed"):
         b.choose(Hand.parse("AK94.T82.K73.AQ5"), Auction(Seat.NORTH))
 
@@ -315,7 +402,7 @@ def test_responder_with_six_points_never_passes_a_one_level_opening(bidder, open
         assert not ch.call.is_pass, (opening, str(h), ch.rule_id)
 
 
-# --- issue 21: game by values, invitations; issue 24: never left doubled in an artificial call ----------------------
+# --- game by values, invitations; never left doubled in an artificial call ------------------------------------------
 
 def test_responder_with_opening_values_does_not_pass_a_minimum_rebid(bidder):
     # 12 HCP opposite an opener who rebid his six hearts: game (the eight-card fit), not a pass
@@ -331,7 +418,7 @@ def test_opener_accepts_a_2nt_invitation_with_the_top_of_his_1nt_rebid(bidder):
 
 @pytest.mark.parametrize("auction", ["1N P 2C X P P", "1N P 2D X P P"])
 def test_doubled_artificial_call_is_not_left_in(bidder, auction):
-    """Responder's Stayman / transfer is doubled and opener passes: responder never leaves it there (issue 24)."""
+    """Responder's Stayman / transfer is doubled and opener passes: responder never leaves it there."""
     rng = random.Random(24)
     a = Auction.parse(auction)
     n = 0
@@ -347,7 +434,7 @@ def test_doubled_artificial_call_is_not_left_in(bidder, auction):
         assert bidder.meaning_of(a.then(ch.call), len(a.calls), Vul.NONE).accepts(h)
 
 
-# --- issue 24: the family of doubled artificial calls, both partners, both vulnerabilities ---------------------------
+# --- the family of doubled artificial calls, both partners, both vulnerabilities ------------------------------------
 
 def _hands_for(b: Bidder, auction: Auction, vul: Vul, n: int, seed: int, tries: int = 100000):
     """``n`` random hands for the seat to act that make every call it made before in ``auction`` (hands of 18+ HCP
@@ -448,7 +535,7 @@ def test_opponents_who_double_every_artificial_call_never_leave_us_there(bidder)
 
 
 def test_a_game_force_is_never_dropped_below_game(bidder):
-    """Issue 21: after a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
+    """After a game-forcing call by a side (a 2/1 jump shift, Jacoby 2NT, a 2C positive, the fourth suit...),
     that side never ends in an undoubled part score: every family rule that passes yields to the force."""
     rng = random.Random(2121)
     dropped = []
@@ -468,8 +555,8 @@ def test_a_game_force_is_never_dropped_below_game(bidder):
 
 
 def test_doubled_in_unshown_strain_reads_the_declaring_sides_calls(bidder):
-    """Issue 24's yardstick itself: Stayman doubled and passed out is a doubled artificial call; a doubled suit the
-    declaring side opened, or an undoubled one, is not."""
+    """The escape guard's yardstick itself: Stayman doubled and passed out is a doubled artificial call; a doubled
+    suit the declaring side opened, or an undoubled one, is not."""
     assert bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1S X P P P"), Vul.NONE)
     assert not bidder.doubled_in_unshown_strain(Auction.parse("1N P 2C P 2H P P P"), Vul.NONE)

@@ -1,4 +1,4 @@
-"""Borel simulation on top of the rules (issue 22): it bids game where the rules stop short and the worlds say
+"""Borel simulation on top of the rules: it bids game where the rules stop short and the worlds say
 game; it never overrules a forcing call; out of time it answers with the rules' call; settings reach it."""
 
 import random
@@ -7,12 +7,13 @@ import time
 import pytest
 
 from squeeze.config.settings import engine_params, load_settings
+from squeeze.config.bidding import load_system
 from squeeze.engine.auction import PASS, Auction, Call
-from squeeze.engine.bidding import get_bidder
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings
 from squeeze.engine.cards import Hand, Seat, Vul
 from squeeze.engine.player import Player, PlayerParams
 from squeeze.engine.view import SeatView
+from squeeze.robot.logs import engine_events
 
 
 def _view(hand: str, calls: str, vul: Vul = Vul.BOTH, dealer: Seat = Seat.NORTH) -> SeatView:
@@ -22,14 +23,14 @@ def _view(hand: str, calls: str, vul: Vul = Vul.BOTH, dealer: Seat = Seat.NORTH)
 
 @pytest.fixture(scope="module")
 def borel() -> BorelBidder:
-    return BorelBidder("sayc", None, BorelSettings(enabled=True, worlds=24, min_worlds=12))
+    return BorelBidder(load_system("sayc").bidder(), BorelSettings(enabled=True, worlds=24, min_worlds=12))
 
 
 def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     # Partner's limit raise (an invitation with a fit) and opener's 13 HCP with a six-card suit and a singleton:
     # the rules count points and pass; the worlds say the vulnerable game is worth bidding.
     view = _view("AQ9543.K5.QJ54.3", "1S P 3S P")
-    rules = get_bidder("sayc").choose(view.hand, view.auction, view.vul, alternatives=False)
+    rules = load_system("sayc").bidder().choose(view.hand, view.auction, view.vul, alternatives=False)
     assert rules.call == PASS
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     report = borel.last
@@ -44,25 +45,33 @@ def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     assert "instead of the rules' P" in choice.explanation and rules.rule_id in choice.explanation
     assert choice.rule_id == f"borel:{rules.rule_id}"
     assert choice.alternatives[0][0] == PASS
+    # the override comes back with its evidence (the engine logs nothing): the robot logs it as it always did
+    o = choice.override
+    assert (o.seat, o.auction, o.rule, o.rules_call, o.call) == ("N", "1S P 3S P", rules.rule_id, "P", "4S")
+    assert o.gains == report.gains and o.worlds == report.worlds and o.better + o.worse <= o.worlds
+    (level, event, fields), = [e for e in engine_events(choice) if e[1] == "bidding.borel_override"]
+    assert level == "info" and fields["call"] == "4S" and fields["hand"] == str(view.hand)
+    assert set(fields) == {"seat", "board", "auction", "hand", "rule", "rules_call", "call", "gains", "worlds",
+                           "distrusted", "relaxed", "better", "worse"}
 
 
 def test_a_forcing_rule_is_never_overruled(borel):
     # A new suit by responder is forcing: whatever the worlds might say, the call is the rules' and nothing is dealt.
     view = _view("AQT94.KQ5.A52.32", "1S P 2S P")
-    rules = get_bidder("sayc").choose(view.hand, view.auction, view.vul, alternatives=False)
+    rules = load_system("sayc").bidder().choose(view.hand, view.auction, view.vul, alternatives=False)
     assert rules.force in ("forcing", "game_forcing")
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     assert choice.call == rules.call and not borel.last.simulated
     assert "forcing" in borel.last.why_not
     # an invitation is left to partner (who knows his hand): not overruled either
     invite = _view("QJ32.J652.AJ7.T2", "1N P 2C P 2H P", Vul.NONE)
-    rules = get_bidder("sayc").choose(invite.hand, invite.auction, invite.vul, alternatives=False)
+    rules = load_system("sayc").bidder().choose(invite.hand, invite.auction, invite.vul, alternatives=False)
     assert rules.force == "invitational"
     assert borel.choose(invite, random.Random(1), None, seconds=120).call == rules.call
     assert not borel.last.simulated and "invitation" in borel.last.why_not
     # forced by partner's new suit: pass is never one of the calls weighed
     forced = _view("AKJ95.K54.A52.32", "1S P 2H P")
-    got = get_bidder("sayc").choose(forced.hand, forced.auction, forced.vul)
+    got = load_system("sayc").bidder().choose(forced.hand, forced.auction, forced.vul)
     cands, _why = borel.options(forced, got)
     assert PASS not in cands
 
@@ -71,6 +80,7 @@ def test_openings_follow_the_rules_without_simulating(borel):
     view = _view("AKJ954.K54.A5.32", "")
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     assert choice.call == Call.parse("1S") and not borel.last.simulated
+    assert choice.override is None and engine_events(choice) == ()
 
 
 def test_out_of_time_the_rules_call(borel):
@@ -89,7 +99,7 @@ def test_settings_reach_the_player():
     assert params.borel.enabled and params.borel.worlds == 20 and params.borel.z == 1.5
     assert params.borel.scoring == "matchpoints"
     assert not PlayerParams().borel.enabled  # off by default
-    player = Player(params)
+    player = Player(params, systems=load_system)
     assert player.borel.settings == params.borel
     view = _view("AKJ954.K54.A5.32", "")
     assert player.bid(view).call == Call.parse("1S")

@@ -20,7 +20,8 @@ from squeeze.engine.dds import _solver
 ep_types = pytest.importorskip("endplay.types")
 ep_dds = pytest.importorskip("endplay.dds")
 
-TRUTH = Path("/work/shared/data/dd_truth_200.json")
+# DDS's answers on 60 seeded deals (the first 60 of the shared dd_truth_200.json: tests/data/README.md)
+TRUTH = Path(__file__).parent / "data" / "dd_truth_60.json"
 
 _DENOM = {Strain.CLUBS: "clubs", Strain.DIAMONDS: "diamonds", Strain.HEARTS: "hearts", Strain.SPADES: "spades",
           Strain.NOTRUMP: "nt"}
@@ -214,8 +215,9 @@ def test_notrump_stoppers_squeeze_proof_trick_matches_dds():
             assert solver.solve_cards(pos, Strain.NOTRUMP) == dds_cards(pos, Strain.NOTRUMP), (str(deal), seat)
 
 
-# The freak deal of bench/RESULTS.md (issue 25): in notrump West's opening leads each need a new proof of 53,000+
-# card nodes, except the club jack, which transposes into North's proof (the four cards of North's club ace).
+# The freak deal of bench/RESULTS.md (the root probe's section): in notrump West's opening leads each need a new
+# proof of 53,000+ card nodes, except the club jack, which transposes into North's proof (the four cards of North's
+# club ace).
 _FREAK_DEAL = "N:A9532.K.85.AKQ94 K.93.JT943.T8753 QJ764.AT642.A.62 T8.QJ875.KQ762.J"
 
 
@@ -291,7 +293,6 @@ def test_suits_only_one_side_holds(solver):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_full_table_matches_ground_truth(solver):
     """Full 13-card tables against the DDS ground truth file (the first five deals; bench/dd.py runs many more)."""
     for rec in json.loads(TRUTH.read_text())["deals"][:5]:
@@ -302,7 +303,6 @@ def test_full_table_matches_ground_truth(solver):
                 assert table[st][seat] == rec["dd_table"][seat.letter][name], (rec["id"], seat, name)
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_trick1_ground_truth(solver):
     """Every opening lead scored, on the first 25 deals of the DDS ground truth (strains and leaders rotate)."""
     for rec in json.loads(TRUTH.read_text())["deals"][:25]:
@@ -312,7 +312,6 @@ def test_trick1_ground_truth(solver):
         assert {str(c): v for c, v in got.items()} == t1["scores"], rec["id"]
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_tiny_table_clears_and_recycles_and_stays_exact():
     """A 1 MiB table fills within one opening-lead search and is cleared mid-search; a long search fills some
     distribution's list, which recycles its oldest chunk. Answers must not change."""
@@ -328,7 +327,6 @@ def test_tiny_table_clears_and_recycles_and_stays_exact():
     assert small.stats()["tt_recycled"] > 0     # a distribution's list reached its cap and recycled a chunk
 
 
-@pytest.mark.skipif(not TRUTH.exists(), reason="shared ground truth not present")
 def test_midplay_ground_truth(solver):
     for rec in json.loads(TRUTH.read_text())["deals"][:60]:
         mp = rec["midplay"]
@@ -460,12 +458,11 @@ def test_memory_is_bounded_and_configurable():
 
 def test_portable_and_fast_builds_give_the_same_answers():
     """The search is compiled twice (portable x86-64, and x86-64-v3 picked at run time where the CPU has it): forced
-    onto the portable path, the same positions give the same answers, node for node, as on the fast path; and
-    SQUEEZE_DD_PORTABLE=1 selects the portable path in a fresh process."""
+    onto the portable path, the same positions give the same answers, node for node, as on the fast path; and the
+    [engine] solver_core setting selects the build in a fresh process (the C code reads no environment)."""
     import os
     import subprocess
     import sys
-
 
     before = _solver.core_variant()
     rng = random.Random(4242)
@@ -487,7 +484,19 @@ def test_portable_and_fast_builds_give_the_same_answers():
     cards, _tables, _nodes = runs["portable"]
     for (pos, st), got in zip(cases[:2], cards[:2]):
         assert got == dds_cards(pos, st)
-    env = dict(os.environ, SQUEEZE_DD_PORTABLE="1")
-    out = subprocess.run([sys.executable, "-c", "from squeeze.engine.dds import _solver; print(_solver.core_variant())"],
-                         env=env, capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "portable"
+    fresh = ("from squeeze.config.bidding import load_system\n"
+             "from squeeze.config.settings import engine_params, load_settings\n"
+             "from squeeze.engine.dds import _solver\n"
+             "from squeeze.engine.player import Player\n"
+             "Player(engine_params(load_settings()), systems=load_system).prepare()\n"
+             "print(_solver.core_variant())\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+
+    def core_in_a_fresh_process(**extra: str) -> str:
+        return subprocess.run([sys.executable, "-c", fresh], env=env | extra, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert core_in_a_fresh_process(SQUEEZE_ENGINE__SOLVER_CORE="portable") == "portable"
+    fast = "fast" if _solver.fast_core_available() else "portable"
+    assert core_in_a_fresh_process(SQUEEZE_ENGINE__SOLVER_CORE="auto") == fast
+    assert core_in_a_fresh_process(SQUEEZE_DD_PORTABLE="1") == fast  # the old variable is not read any more

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from squeeze.config.bidding import load_system
 from squeeze.engine.auction import Auction
 from squeeze.engine.board import Play
 from squeeze.engine.cards import BridgeError, Deal, Hand, Seat, Vul
@@ -24,7 +25,8 @@ def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
     a re-run with the same seeds is the same board, call for call and card for card."""
     deal = Deal.random(random.Random(2))
     params = PlayerParams(play=SETTINGS, seed=5)
-    runs = [play_board(1, deal, {s: Player(params, oracle=ORACLE) for s in Seat}) for _ in (0, 1)]
+    runs = [play_board(1, deal, {s: Player(params, oracle=ORACLE, systems=load_system) for s in Seat})
+            for _ in (0, 1)]
     (a, play_a), (b, _) = runs
     assert a.auction is not None and a.auction.is_complete and a.contract is not None
     assert play_a is not None and play_a.is_complete and a.play == play_a.cards and len(a.card_notes) == 52
@@ -48,7 +50,8 @@ def test_four_players_bid_and_play_a_whole_board_the_same_way_twice():
 
 def test_a_passed_out_board_has_no_play():
     deal = Deal.random(random.Random(6))  # four passes in SAYC on board 1
-    record, play = play_board(1, deal, {s: Player() for s in Seat})  # no oracle needed: nobody plays a card
+    # no oracle needed: nobody plays a card
+    record, play = play_board(1, deal, {s: Player(systems=load_system) for s in Seat})
     assert record.auction is not None and record.auction.is_passed_out
     assert play is None and record.card_notes == () and len(record.call_notes) == 4
     assert record.result is None and record.score_ns() == 0
@@ -56,14 +59,14 @@ def test_a_passed_out_board_has_no_play():
 
 def test_bidding_only_stops_after_the_auction():
     deal = Deal.random(random.Random(2))
-    record, play = play_board(1, deal, {s: Player() for s in Seat}, play=False)
+    record, play = play_board(1, deal, {s: Player(systems=load_system) for s in Seat}, play=False)
     assert record.contract is not None and play is None and record.play == () and record.card_notes == ()
     assert len(record.call_notes) == len(record.auction.calls)
 
 
 def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
     deal = Deal.random(random.Random(1))
-    p = Player()
+    p = Player(systems=load_system)
     auction = Auction(Seat.EAST)
     choice = p.bid(SeatView(Seat.EAST, deal[Seat.EAST], auction))
     assert choice.explanation and choice.call in auction.legal_calls()
@@ -77,7 +80,7 @@ def test_bid_is_the_rule_database_call_and_refuses_out_of_turn():
 def test_play_refuses_what_a_seat_cannot_do():
     deal = Deal.parse("N:KJT7.AKQ.AKQ.432 Q5432..8765.8765 A986.432.432.AKQ .JT98765.JT9.JT9")
     auction = Auction.parse("1N P 7N P P P", "S")  # 7NT by South: West leads, North is dummy
-    p = Player(PlayerParams(play=SETTINGS), oracle=ORACLE)
+    p = Player(PlayerParams(play=SETTINGS), oracle=ORACLE, systems=load_system)
     with pytest.raises(BridgeError, match="West chooses West's card now, not South"):
         p.play(SeatView(Seat.SOUTH, deal[Seat.SOUTH], auction))
     lead = p.play(SeatView(Seat.WEST, deal[Seat.WEST], auction))
@@ -101,7 +104,8 @@ def test_the_auction_shapes_the_worlds_a_player_imagines():
     # South opened 1NT (15-17 balanced) and North raised to 3NT: West, on lead, imagines only such South hands.
     deal = Deal.parse("N:T2.K5.AQ42.KQJ53 J985.JT42.653.98 AQ7.AQ86.J8.AT72 K643.973.KT97.64")
     auction = Auction.parse("1N P 3N P P P", "S")
-    p = Player(PlayerParams(play=PlaySettings(worlds_defender=40, inference=False)), oracle=ORACLE)
+    p = Player(PlayerParams(play=PlaySettings(worlds_defender=40, inference=False)), oracle=ORACLE,
+               systems=load_system)
     view = SeatView(Seat.WEST, deal[Seat.WEST], auction)
     p.play(view)
     cp = p._card_player(view)  # the board's card player, kept for the seat's next cards

@@ -161,7 +161,7 @@ def test_a_resume_with_another_configuration_is_refused(two_workers, team_files)
 
 def test_a_resume_after_the_rule_file_changed_is_refused(tmp_path):
     # the plan records the rule files' contents: resuming with a changed system would mix two rule sets in one result
-    from squeeze.engine.bidding.rules import system_file
+    from squeeze.config.bidding import system_file
 
     rules = tmp_path / "mysystem.toml"
     rules.write_bytes(system_file("sayc").read_bytes())

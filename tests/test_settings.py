@@ -116,6 +116,7 @@ REACHES = {
     "inference": (True, False, lambda p: p.play.inference),
     "objective": ("make", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
+    "solver_core": ("auto", "portable", lambda p: p.play.solver_core),
     "seed": (None, 42, lambda p: p.seed),
     "borel": (False, True, lambda p: p.borel.enabled),
     "borel_worlds": (24, 20, lambda p: p.borel.worlds),

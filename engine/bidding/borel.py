@@ -38,32 +38,30 @@ sample too far):
 * **anytime**: the decision ends by its deadline (the call's budget, ``PlayerParams.seconds_per_call``, or the one
   given); whatever stage runs out of time, the answer is the rules' call.
 
-Every override is logged (``bidding.borel_override``, structlog) with its evidence, and its explanation names the
-rule it overrode and why, in words.
+Every override comes back with its evidence (``BidChoice.override``, a ``BorelOverride``, which whoever runs the
+engine logs as ``bidding.borel_override``), and its explanation names the rule it overrode and why, in words.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 import numpy as np
-import structlog
 
 from ..auction import PASS, Auction, Call, Contract
 from ..cards import BridgeError, Deal, Seat, Strain, Vul
 from ..deadline import DeadlineReached, earliest, expired, slice_of
-from ..play.relax import RelaxingSampler
+from ..play.relax import Relaxation, RelaxingSampler
 from ..scoring import GAME_LEVEL, IMP_BOUNDARIES, imps, par, score
 from ..stats import effective_sample_size, weighted_mean_se
 from ..view import SeatView
-from .interpreter import BidChoice, Bidder, get_bidder
+from .interpreter import BidChoice, Bidder
 
-__all__ = ["BorelSettings", "BorelBidder", "BorelReport"]
-
-_log = structlog.get_logger(__name__)
+__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "BorelOverride"]
 
 _MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the same, against a looping system
 
@@ -122,6 +120,27 @@ class BorelReport:
     seconds: float = 0.0
     cut_short: bool = False
     stages: dict = field(default_factory=dict)  # seconds spent sampling, projecting, solving, checking gaps
+    relaxations: tuple[Relaxation, ...] = ()  # the rungs the sampler gave up
+
+
+@dataclass(frozen=True)
+class BorelOverride:
+    """The evidence of a call that overrode the rules' (``BidChoice.override``): who, where, what each candidate
+    gained, and over how many worlds."""
+
+    seat: str  # the seat's letter
+    board: int
+    auction: str  # the calls so far, blank-separated
+    hand: str
+    rule: str  # the rule whose call was overridden
+    rules_call: str
+    call: str
+    gains: dict  # call text -> (mean gain, standard error) against the rules' call
+    worlds: int
+    distrusted: int  # worlds whose gain was set aside as a database gap (or left unchecked)
+    relaxed: str  # what the sampler had to drop ('' for nothing)
+    better: int  # worlds where the call did better than the rules', and worse
+    worse: int
 
 
 class BorelBidder:
@@ -129,14 +148,16 @@ class BorelBidder:
 
     ``choose(view, rng, deadline)`` has ``Player.bid``'s contract: a ``BidChoice`` by the deadline. ``counts`` keeps
     the totals a bench reports (decisions, simulated, overrides, seconds spent simulating); ``last`` the report of
-    the latest decision."""
+    the latest decision. ``ours``: the rules of our side's system (and the opponents', as it reads them); the
+    opponents bid theirs, reading ours."""
 
-    def __init__(self, system: str, opponents_system: str | None = None,
-                 settings: BorelSettings | None = None, solver=None) -> None:
+    def __init__(self, ours: Bidder, settings: BorelSettings | None = None, solver=None,
+                 core: str | None = None) -> None:
         self.settings = settings or BorelSettings(enabled=True)
-        self.ours: Bidder = get_bidder(system, opponents_system)
-        self.theirs: Bidder = get_bidder(opponents_system or system, system)
+        self.ours: Bidder = ours
+        self.theirs: Bidder = ours.opponents.bidder(ours.system)
         self._solver = solver
+        self._core = core  # the build of the search to run (``PlaySettings.solver_core``), set with the solver
         self.counts = {"decisions": 0, "simulated": 0, "overrides": 0, "seconds": 0.0, "cut_short": 0}
         self.last: BorelReport | None = None
 
@@ -146,6 +167,10 @@ class BorelBidder:
             from ..dds import Solver  # the compiled core, built on the first simulated decision
 
             self._solver = Solver()
+            if self._core is not None:
+                from ..play.oracle import set_solver_core
+
+                set_solver_core(self._core)
         return self._solver
 
     # --- candidates ----------------------------------------------------------------------------------------------
@@ -275,7 +300,7 @@ class BorelBidder:
         report.seconds = time.monotonic() - t0
         self.counts["seconds"] += report.seconds
         report.call = choice.call
-        return choice
+        return dataclasses.replace(choice, relaxations=report.relaxations) if report.relaxations else choice
 
     def _simulate(self, view: SeatView, rules: BidChoice, cands: list[Call], rng: random.Random,
                   end: float | None, report: BorelReport) -> BidChoice:
@@ -285,7 +310,10 @@ class BorelBidder:
         constraints = self.ours.explain_auction(a, vul, viewpoint=me)
         t = time.monotonic()
         sampler = RelaxingSampler(view, constraints, deadline=slice_of(end, 0.25))
-        worlds = sampler.sample(st.worlds, rng)
+        try:
+            worlds = sampler.sample(st.worlds, rng)
+        finally:
+            report.relaxations = tuple(sampler.relaxations)
         report.stages["sample"] = time.monotonic() - t
         report.rung = sampler.relaxed
         deals = worlds.deals()
@@ -462,13 +490,12 @@ class BorelBidder:
                 + (f", {report.distrusted} big wins set aside as possible database gaps" if report.distrusted else "")
                 + f"; overrides rule {rules.rule_id}: {rules.explanation})")
         self.counts["overrides"] += 1
-        _log.info("bidding.borel_override", seat=view.seat.letter, board=view.board,
-                  auction=" ".join(str(c) for c in view.auction.calls), hand=str(view.hand), rule=rules.rule_id,
-                  rules_call=str(rules.call), call=str(call), gains=report.gains, worlds=report.worlds,
-                  distrusted=report.distrusted, relaxed=report.rung, better=better, worse=worse)
+        override = BorelOverride(view.seat.letter, view.board, " ".join(str(c) for c in view.auction.calls),
+                                 str(view.hand), rules.rule_id, str(rules.call), str(call), dict(report.gains),
+                                 report.worlds, report.distrusted, report.rung, better, worse)
         force = producer.rule.spec.force if producer is not None else "none"
         return BidChoice(call, f"borel:{rules.rule_id}", text, False, force,
-                         ((rules.call, rules.rule_id, rules.explanation),), False)
+                         ((rules.call, rules.rule_id, rules.explanation),), False, override)
 
 
 def _plain(rules: BidChoice) -> BidChoice:

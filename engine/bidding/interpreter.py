@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
@@ -23,18 +23,17 @@ from ..sampling import SeatConstraints
 from ..scoring import GAME_LEVEL
 
 from .features import features_of
-from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges, load_system,
+from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges,
                     possible_with, strength_range)
 
-__all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading", "get_bidder",
-           "DEFAULT_SYSTEM"]
-
-#: The bidding system a ``Bidder`` (and a ``Player``) uses unless told otherwise: ``config/systems/sayc.toml``.
-DEFAULT_SYSTEM = "sayc"
+__all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading"]
 
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SAFE_BUILTINS = {"min": min, "max": max, "abs": abs, "len": len, "all": all, "any": any, "range": range, "sum": sum}
 _CACHE_LIMIT = 20000  # auctions kept per bidder; a self-play run revisits the same early auctions constantly
+#: Entries a rule keeps in its memo (instances per binding and last bid, hulls per binding): a rule meets a few
+#: dozen (suit bindings times the last bid's level and strain), so the bound is only a guard.
+_RULE_MEMO_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -137,6 +136,10 @@ class BidChoice:
     force: str
     alternatives: tuple[tuple[Call, str, str], ...]  # (call, rule id, explanation) of other matching candidates
     cut_short: bool = False  # the deadline stopped the search for a rule (the explanation says so)
+    # What a simulation did on the way (``engine.bidding.borel``), for whoever runs the engine to log: the override
+    # of the rules' call (a ``BorelOverride``, or None) and the rungs its sampler gave up (``play.relax.Relaxation``).
+    override: object = None
+    relaxations: tuple = ()
 
     def describe(self) -> str:
         tags = [self.force.replace("_", " ")] if self.force != "none" else []
@@ -162,15 +165,17 @@ class Bidder:
     that seat's side use ``system`` and the other side ``opponents`` whatever the auction.
     """
 
-    def __init__(self, system: CompiledSystem | str = DEFAULT_SYSTEM, opponents: CompiledSystem | str | None = None) -> None:
-        self.system = load_system(system) if isinstance(system, str) else system
-        opp = opponents if opponents is not None else self.system
-        self.opponents = load_system(opp) if isinstance(opp, str) else opp
+    def __init__(self, system: CompiledSystem, opponents: CompiledSystem | None = None) -> None:
+        for s in (system, opponents):
+            if s is not None and not isinstance(s, CompiledSystem):
+                raise TypeError(f"a Bidder takes compiled systems (squeeze.config.bidding.load_system reads one), "
+                                f"not {s!r}")
+        self.system = system
+        self.opponents = opponents if opponents is not None else system
         self._cands: dict = {}
         self._readings: dict = {}
         self._states: dict = {}
         self._envs: dict = {}  # auction -> the rules' namespace without the hand (constants, state, builtins)
-        _BIDDERS.setdefault((self.system.path, self.opponents.path), self)
         # Warm the one-off lazy structures (catch-all rule, legality table) so the first real call is not slower.
         self.candidates(Seat.NORTH, (), Vul.NONE, 0)
         for system in {id(self.system): self.system, id(self.opponents): self.opponents}.values():
@@ -184,6 +189,10 @@ class Bidder:
     def names(self) -> tuple[str, str]:
         return (self.system.path, self.opponents.path)
 
+    def __reduce__(self):
+        # a bidder pickles as its two systems (the caches are rebuilt), and comes back as the one its system keeps
+        return _bidder_of, (self.system, self.opponents)
+
     # --- systems per seat -------------------------------------------------------------------------------------
     def _system_for(self, actor_parity: int, our_parity: int) -> CompiledSystem:
         return self.system if actor_parity == our_parity else self.opponents
@@ -191,7 +200,7 @@ class Bidder:
     # --- reading the auction ----------------------------------------------------------------------------------
     def doubled_in_unshown_strain(self, auction: Auction, vul: Vul) -> bool:
         """Whether ``auction`` ends doubled or redoubled in an artificial call of the declaring side or in a strain
-        that side never showed (issue 24's leak: what the escape guard prevents, and ``bench/bidding_par`` counts)."""
+        that side never showed (the leak the escape guard prevents, and ``bench/bidding_par`` counts)."""
         c = auction.contract
         if c is None or not c.doubled:
             return False
@@ -234,7 +243,7 @@ class Bidder:
                           and c.rule.spec.group not in ("defaults", "values")] or producers
                 for c in proper:
                     env.update(c.bindings)
-                    rngs.append(strength_range(c.rule.when_tree, env))
+                    rngs.append(strength_range(c.rule.strength, env))
                 lo, hi = min(r[0] for r in rngs), max(r[1] for r in rngs)
             else:
                 lo, hi = 0, 37
@@ -357,7 +366,7 @@ class Bidder:
         st["doubled"] = dbl == 1
         st["redoubled"] = dbl == 2
         # "stuck": our side's last bid is doubled or redoubled in a strain our side never showed (an artificial
-        # call, or a suit neither of us bid naturally): passing would leave us there (issue 24)
+        # call, or a suit neither of us bid naturally): passing would leave us there
         stuck = False
         if dbl and last is not None:
             bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
@@ -538,7 +547,7 @@ class Bidder:
                 denied.append(f"{c.call} ({c.explanation()})")
         pred = CallMeaning(self.system.path, self.opponents.path, int(dealer),
                            tuple(str(c) for c in calls), int(vul), parity, str(call),
-                           producers[0].explanation(), tuple(denied))
+                           producers[0].explanation(), tuple(denied), self)
         return SeatConstraints(hcp=(hlo, hhi), lengths=tuple((lo, hi) for lo, hi in lens), predicates=(pred,))
 
     def explain_auction(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
@@ -569,7 +578,7 @@ _NO_ESCAPE_NOTE = " [escape guard: no natural bid fits this hand]"
 
 
 def _escape_guard(cands: list[Candidate], stuck: bool) -> list[Candidate]:
-    """Issue 24's guard: when a pass would end the auction with our side doubled or redoubled in a strain (or an
+    """The escape guard: when a pass would end the auction with our side doubled or redoubled in a strain (or an
     artificial call) it never showed, or with the opponents redoubled after our takeout double, no pass is chosen
     while a sane alternative exists. Natural bids (a bid that shows its own strain) and the redouble (SOS) are tried
     first, in their priority order, and say so; the passes follow, in theirs. The order is hand-independent, so
@@ -631,9 +640,6 @@ def _holds(c: Candidate, env: dict) -> bool:
     return bool(_eval(c.rule, c.rule.when_code, env, "when"))
 
 
-_LEGAL: dict = {}
-
-
 def _facts(calls: tuple[Call, ...]) -> tuple[bool, Call | None, frozenset[Call]]:
     """(auction over?, last bid, legal calls now) for a legal call sequence, without building an ``Auction``."""
     n = len(calls)
@@ -667,36 +673,31 @@ def _legal_set(auction: Auction) -> frozenset[Call]:
     return _facts(tuple(auction.calls))[2]
 
 
+@lru_cache(maxsize=128)  # (first bid 3..38) x (no double, double, redouble available): at most 114 sets
 def _legal_from(first_bid: int, extra: int) -> frozenset[Call]:
-    key = (first_bid, extra)
-    r = _LEGAL.get(key)
-    if r is None:
-        out = {PASS}
-        out.update(ALL_CALLS[first_bid:])
-        if extra == 1:
-            out.add(DOUBLE)
-        elif extra == 2:
-            out.add(REDOUBLE)
-        r = _LEGAL[key] = frozenset(out)
-    return r
+    out = {PASS}
+    out.update(ALL_CALLS[first_bid:])
+    if extra == 1:
+        out.add(DOUBLE)
+    elif extra == 2:
+        out.add(REDOUBLE)
+    return frozenset(out)
 
 
-_INSTANCES: dict = {}
+def _remember(rule: CompiledRule, key: tuple, value):
+    memo = rule.memo
+    if len(memo) >= _RULE_MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _instances(rule: CompiledRule, b: dict[str, int], last: Call | None):
-    # Keyed by id(rule) for speed; the entry keeps the rule itself, so while it is cached its id cannot be reused
-    # by another rule (systems are loaded and dropped in one process, e.g. by tests), and a hit is checked by
-    # identity.
-    key = (id(rule), tuple(sorted(b.items())), last.index if last is not None else -1)
-    hit = _INSTANCES.get(key)
-    if hit is not None and hit[0] is rule:
-        return hit[1]
-    r = tuple(_instances_uncached(rule, b, last))
-    if len(_INSTANCES) > 200000:
-        _INSTANCES.clear()
-    _INSTANCES[key] = (rule, r)
-    return r
+    key = ("instances", tuple(sorted(b.items())), last.index if last is not None else -1)
+    hit = rule.memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(rule, key, tuple(_instances_uncached(rule, b, last)))
 
 
 def _instances_uncached(rule: CompiledRule, b: dict[str, int], last: Call | None):
@@ -725,18 +726,13 @@ def _instances_uncached(rule: CompiledRule, b: dict[str, int], last: Call | None
             yield Call.bid(level, strain), bb
 
 
-# Interval hulls per (rule, suit bindings), computed once per rule object (rules are immutable).
-_RANGES: dict = {}
-
-
 def _ranges_cached(rule: CompiledRule, bindings: tuple):
-    key = (id(rule), bindings)   # the entry keeps the rule: see _instances
-    hit = _RANGES.get(key)
-    if hit is not None and hit[0] is rule:
-        return hit[1]
-    r = extract_ranges(rule.when_tree, dict(bindings))
-    _RANGES[key] = (rule, r)
-    return r
+    """Interval hulls of ``rule`` with these suit bindings, worked out once per rule (rules are immutable)."""
+    key = ("ranges", bindings)
+    hit = rule.memo.get(key)
+    if hit is not None:
+        return hit
+    return _remember(rule, key, extract_ranges(rule.when_tree, dict(bindings)))
 
 
 
@@ -752,26 +748,18 @@ def _default_pass_rule() -> CompiledRule:
     return CompiledRule(spec, 10**9, (), tree, code, code, "", "", None, True)
 
 
+def _bidder_of(system: CompiledSystem, opponents: CompiledSystem) -> Bidder:
+    return system.bidder(None if opponents == system else opponents)
+
+
 # --- picklable exact predicate --------------------------------------------------------------------------------------
-
-_BIDDERS: dict[tuple[str, str], Bidder] = {}
-
-
-def get_bidder(system: str = DEFAULT_SYSTEM, opponents: str | None = None) -> Bidder:
-    """A shared ``Bidder`` per (system, opponents) pair, so caches survive across calls (and in worker processes)."""
-    key = (system, opponents or system)
-    b = _BIDDERS.get(key)
-    if b is None:
-        b = Bidder(system, opponents)
-        _BIDDERS[key] = b
-    return b
-
 
 @dataclass(frozen=True)
 class CallMeaning:
     """Exact test "this hand makes ``call`` after ``calls``": own rule holds and no earlier candidate's does.
 
-    Only strings and ints inside, so it pickles; the bidder is rebuilt from the system files on first use.
+    Compared by the systems' names and the auction; it holds the bidder that made it, and pickles with it (as the
+    bidder's systems: a pickled predicate needs no file to work).
     """
 
     system: str
@@ -783,9 +771,12 @@ class CallMeaning:
     call: str
     text: str
     denies: tuple[str, ...] = ()  # the higher-priority calls that were available, as "call (explanation)"
+    bidder: Bidder | None = field(default=None, compare=False, repr=False)
 
     def __call__(self, hand: Hand) -> bool:
-        b = get_bidder(self.system, self.opponents)
+        b = self.bidder
+        if b is None:
+            raise BiddingSystemError(f"the meaning of {self.call} was made without a bidder to test it")
         parsed = self.__dict__.get("_parsed")
         if parsed is None:  # (once per meaning: the sampler calls it for every candidate hand)
             parsed = (tuple(Call.parse(c) for c in self.calls), Call.parse(self.call))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..auction import Auction, IllegalCallError
 from ..cards import BridgeError, Hand, Seat, Vul
@@ -42,19 +42,21 @@ def parse_request(hand: str, auction: list[str] | str, dealer: str = "N", vul: s
     return h, a, v
 
 
-def answer_record(bidder: Bidder, rec: dict[str, Any], player: Any = None) -> dict[str, Any]:
-    """One batch line in, one out: ``{"id", "call", "explanation"}`` (plus ``alert`` and ``rule``). ``player``
-    (an ``engine.Player``): its ``bid`` answers instead of the bare rules (e.g. with Borel simulation on)."""
+def answer_record(bidder: Bidder, rec: dict[str, Any], bid: Callable[[Any], BidChoice] | None = None
+                  ) -> dict[str, Any]:
+    """One batch line in, one out: ``{"id", "call", "explanation"}`` (plus ``alert`` and ``rule``). ``bid`` (a
+    seat's own bid for a ``SeatView``, e.g. ``Player.bid`` with Borel simulation on) answers instead of the bare
+    rules."""
     if not isinstance(rec, dict):
         raise BridgeError("each line must be a JSON object")
     for k in ("hand", "auction"):
         if k not in rec:
             raise BridgeError(f"missing field {k!r}")
     hand, auction, vul = parse_request(rec["hand"], rec["auction"], rec.get("dealer", "N"), rec.get("vul", "None"))
-    if player is not None:
+    if bid is not None:
         from ..view import SeatView
 
-        ch: BidChoice = player.bid(SeatView(auction.next_seat, hand, auction, vul))
+        ch: BidChoice = bid(SeatView(auction.next_seat, hand, auction, vul))
     else:
         ch = bidder.choose(hand, auction, vul, alternatives=False)
     return {"id": rec.get("id"), "call": str(ch.call), "explanation": ch.describe(), "alert": ch.alert,

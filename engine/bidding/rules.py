@@ -32,6 +32,9 @@ decides for a hand. Both are restricted Python expressions, checked at load agai
 ``when`` that name no hand feature are moved to ``require`` at load, so a call is never read as an instance no hand
 could make. ``[macros]`` holds named sub-expressions; ``shows`` (an expression) names the suit an artificial call
 shows; ``simulate`` marks calls a simulation bidder may weigh against the other matching candidates.
+
+The engine reads no file: ``parse_system(text, name, origin)`` compiles a system's TOML text. Finding the packaged
+systems and reading files is the configuration's job (``squeeze.config.bidding.load_system``).
 """
 
 from __future__ import annotations
@@ -39,12 +42,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import threading
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.abc import Traversable
-from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -52,8 +53,11 @@ from ..cards import BridgeError
 
 from .features import FEATURE_NAMES, FUNCTION_NAMES
 
-__all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "load_system",
-           "system_file", "encode"]
+if TYPE_CHECKING:
+    from .interpreter import Bidder
+
+__all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "parse_system",
+           "encode"]
 
 MAJOR_VARS = "MO"
 MINOR_VARS = "mn"
@@ -205,6 +209,23 @@ class _PatternCompiler:
 
 # --- expressions --------------------------------------------------------------------------------------------------
 
+#: CPython 3.11 keeps the AST converter's recursion counter per interpreter, not per thread: two threads turning
+#: source into AST objects (``ast.parse``) or AST objects into code (``compile``) at once can corrupt it, and the
+#: parse fails with "SystemError: AST constructor recursion depth mismatch" (seen when Dask worker threads loaded a
+#: system together). Every parse and compile of an expression here holds this lock.
+_AST_LOCK = threading.Lock()
+
+
+def _parse_expr(text: str) -> ast.Expression:
+    with _AST_LOCK:
+        return ast.parse(text, mode="eval")
+
+
+def _compile_expr(tree: ast.Expression, filename: str):
+    with _AST_LOCK:
+        return compile(tree, filename, "eval")
+
+
 _ALLOWED_NODES = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Add, ast.Sub,
     ast.Mult, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Call,
@@ -215,7 +236,7 @@ _ALLOWED_NODES = (
 
 def _check_expr(text: str, rule_id: str, names: set[str], what: str) -> tuple[ast.Expression, object]:
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = _parse_expr(text)
     except SyntaxError as e:
         raise BiddingSystemError(f"rule {rule_id}: {what} {text!r}: {e.msg}") from None
     comp_targets = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -225,7 +246,7 @@ def _check_expr(text: str, rule_id: str, names: set[str], what: str) -> tuple[as
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id not in names and node.id not in comp_targets:
                 raise BiddingSystemError(f"rule {rule_id}: {what} {text!r}: unknown name {node.id!r}")
-    return tree, compile(tree, f"<{rule_id}:{what}>", "eval")
+    return tree, _compile_expr(tree, f"<{rule_id}:{what}>")
 
 
 def _const_suit(node: ast.AST, env: dict) -> int | None:
@@ -376,79 +397,89 @@ def possible_with(tree: ast.Expression, bindings: dict[str, int]) -> bool:
     return _decided(tree, env) is not False
 
 
-_STATE_ONLY: dict = {}  # id(node) -> (node, compiled code or None): conjuncts that name auction facts only
-
-
 def _auction_only_code(node: ast.AST):
-    hit = _STATE_ONLY.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
+    """``node`` compiled, when it names auction facts only (no hand feature, no call but the safe helpers), else
+    ``None``."""
     loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     calls = any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _HELPERS)
                 for n in ast.walk(node))
     known = set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS) | set(VARIABLES)
-    code = None
     if loads and not calls and loads <= known and (loads & set(STATE_NAMES)):
-        code = compile(ast.Expression(body=node), "<state>", "eval")
-    _STATE_ONLY[id(node)] = (node, code)
-    return code
+        return _compile_expr(ast.Expression(body=node), "<state>")
+    return None
 
 
-def strength_range(tree: ast.Expression, env: dict) -> tuple[int, int]:
-    """Partner's working HCP range from a rule's ``when`` *in the auction it was made in* (``env``: the auction
-    state then, with the suit bindings): the HCP hull of ``extract_ranges``, plus two estimates that only feed the
-    auction state (``plo``/``phi``, never the sampler): branches of an ``or`` whose auction facts are false here are
-    dropped (a first-seat opening is not a fourth-seat one), and total/support points bound HCP (``tp <= 18``
-    caps HCP at 18; ``tp >= 16`` counts as 14+ HCP)."""
+def _points(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id in ("hcp", "tp")) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("sp", "dp"))
+
+
+def strength_program(node: ast.AST) -> tuple:
+    """What ``strength_range`` needs of a ``when`` expression, worked out once when the rule is compiled (so that
+    reading an auction neither walks the tree nor compiles anything): ``("and", parts)``, ``("or", ((codes,
+    part), ...))`` with the compiled auction-only terms of each branch, ``("cmp", ((exact, op, k), ...))`` for the
+    comparisons of points with constants (``exact``: the side is ``hcp`` itself), or ``("none",)``."""
+    if isinstance(node, ast.Expression):
+        return strength_program(node.body)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return ("and", tuple(strength_program(v) for v in node.values))
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        branches = []
+        for v in node.values:
+            terms = v.values if isinstance(v, ast.BoolOp) and isinstance(v.op, ast.And) else [v]
+            codes = tuple(c for c in (_auction_only_code(t) for t in terms) if c is not None)
+            branches.append((codes, strength_program(v)))
+        return ("or", tuple(branches))
+    if isinstance(node, ast.Compare):
+        return ("cmp", tuple((isinstance(side, ast.Name) and side.id == "hcp", op, k)
+                             for side, op, k in _constant_comparisons(node) if _points(side)))
+    return ("none",)
+
+
+def strength_range(program: tuple, env: dict) -> tuple[int, int]:
+    """Partner's working HCP range from a rule's ``when`` *in the auction it was made in* (``program``: the rule's
+    ``strength_program``; ``env``: the auction state then, with the suit bindings): the HCP hull of
+    ``extract_ranges``, plus two estimates that only feed the auction state (``plo``/``phi``, never the sampler):
+    branches of an ``or`` whose auction facts are false here are dropped (a first-seat opening is not a fourth-seat
+    one), and total/support points bound HCP (``tp <= 18`` caps HCP at 18; ``tp >= 16`` counts as 14+ HCP)."""
     lo_hi = [0, 37]
 
-    def live(node) -> bool:
-        terms = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
-        for t in terms:
-            code = _auction_only_code(t)
-            if code is not None:
-                try:
-                    if not eval(code, env):  # noqa: S307 - names checked at load
-                        return False
-                except Exception:  # noqa: BLE001 - an estimate: keep the branch
-                    pass
+    def live(codes) -> bool:
+        for code in codes:
+            try:
+                if not eval(code, env):  # noqa: S307 - names checked at load
+                    return False
+            except Exception:  # noqa: BLE001 - an estimate: keep the branch
+                pass
         return True
 
-    def points(node) -> bool:
-        return (isinstance(node, ast.Name) and node.id in ("hcp", "tp")) or (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("sp", "dp"))
-
-    def bound(rng, node, op, k):
-        exact = isinstance(node, ast.Name) and node.id == "hcp"
+    def bound(rng, exact, op, k):
         if isinstance(op, (ast.GtE, ast.Gt, ast.Eq)):
             k2 = k + isinstance(op, ast.Gt)
             rng[0] = max(rng[0], k2 if exact else k2 - 2)
         if isinstance(op, (ast.LtE, ast.Lt, ast.Eq)):
             rng[1] = min(rng[1], k - isinstance(op, ast.Lt))
 
-    def walk(node, rng):
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-            for v in node.values:
-                walk(v, rng)
-            return
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+    def walk(p, rng):
+        kind = p[0]
+        if kind == "and":
+            for part in p[1]:
+                walk(part, rng)
+        elif kind == "or":
             subs = []
-            for v in node.values:
-                if live(v):
+            for codes, part in p[1]:
+                if live(codes):
                     r = [0, 37]
-                    walk(v, r)
+                    walk(part, r)
                     subs.append(r)
             if subs:
                 rng[0] = max(rng[0], min(r[0] for r in subs))
                 rng[1] = min(rng[1], max(r[1] for r in subs))
-            return
-        if not isinstance(node, ast.Compare):
-            return
-        for side, op, k in _constant_comparisons(node):
-            if points(side):
-                bound(rng, side, op, k)
+        elif kind == "cmp":
+            for exact, op, k in p[1]:
+                bound(rng, exact, op, k)
 
-    walk(tree.body, lo_hi)
+    walk(program, lo_hi)
     return max(0, lo_hi[0]), lo_hi[1]
 
 
@@ -470,20 +501,37 @@ class CompiledRule:
     shows_code: object = None
     trivial_require: bool = False
     pattern_lens: tuple = ()  # per pattern: (calls after leading passes, anchored) or None when variable
+    strength: tuple = ("none",)  # strength_program(when_tree): how partner reads the strength this rule shows
+    # What the interpreter works out about this rule and keeps (its instances per binding and last bid, its range
+    # hulls per binding): owned by the rule, so it goes with it; bounded by the interpreter.
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def id(self) -> str:
         return self.spec.id
 
 
-@dataclass
+#: Bidders a system keeps (one per opponents' system it was asked for): a process meets one or two.
+_MAX_BIDDERS = 8
+
+
+@dataclass(eq=False)
 class CompiledSystem:
+    """A bidding system ready to bid: its rules compiled, in the order a hand tries them. ``source`` is the TOML
+    text it was compiled from (a system pickles as that text) and ``digest`` the first 16 hex digits of its
+    SHA-256 (what a stored run records of the rules it bid with). Two systems are equal when their name, origin
+    and text are."""
+
     name: str
     description: str
     rules: list[CompiledRule]
-    path: str
+    path: str  # where the text came from (a file's path, or a label): for messages and for telling systems apart
+    source: str = field(default="", repr=False)
+    digest: str = ""
 
     def __post_init__(self) -> None:
+        self._bidders: dict[CompiledSystem, Bidder] = {}
+        self._bidders_lock = threading.Lock()
         self._by_shape: dict[tuple[int, int], list[tuple[CompiledRule, tuple]]] = {}
         # Index of (rank, rule, pattern) by the pattern's fixed length (None: variable length), built once.
         self._fixed: dict[int, list] = {}
@@ -524,10 +572,35 @@ class CompiledSystem:
                 return r
         raise KeyError(rule_id)
 
+    def bidder(self, opponents: CompiledSystem | None = None) -> Bidder:
+        """The ``Bidder`` of this system against ``opponents`` (``None``: this system), made on first use and kept
+        here, so that every player of a process that bids this system shares its caches of auctions read."""
+        from .interpreter import Bidder  # (the interpreter builds on this module)
+
+        key = self if opponents is None else opponents
+        with self._bidders_lock:
+            b = self._bidders.get(key)
+            if b is None:
+                if len(self._bidders) >= _MAX_BIDDERS:
+                    self._bidders.clear()
+                b = self._bidders[key] = Bidder(self, opponents)
+        return b
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompiledSystem):
+            return NotImplemented
+        return (self.name, self.path, self.digest) == (other.name, other.path, other.digest)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.path, self.digest))
+
+    def __reduce__(self):
+        return parse_system, (self.source, self.name, self.path)
+
 
 def _split_auction_terms(when: str, require: str, auction_names: set[str]) -> tuple[str, str]:
     """Split the top-level ``and`` terms of ``when`` into (hand terms, require + auction-only terms)."""
-    tree = ast.parse(when, mode="eval").body
+    tree = _parse_expr(when).body
     terms = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
     hand, auction = [], []
     for t in terms:
@@ -561,7 +634,7 @@ def _macro_expander(macros: dict[str, str]):
     return expand
 
 
-def compile_system(spec: SystemSpec, name: str, path: str) -> CompiledSystem:
+def compile_system(spec: SystemSpec, name: str, path: str, source: str = "") -> CompiledSystem:
     names = set(FEATURE_NAMES) | set(FUNCTION_NAMES) | set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS)
     state_names = set(STATE_NAMES) | set(CONSTANTS) | set(_HELPERS)
     seen: set[str] = set()
@@ -617,43 +690,25 @@ def compile_system(spec: SystemSpec, name: str, path: str) -> CompiledSystem:
             _, shows_code = _check_expr(rs.shows, rs.id, set(CONSTANTS) | var_names, "shows")
         rules.append(
             CompiledRule(rs, order, pats, when_tree, when_code, req_code, level, strain, free,
-                         when_text.strip() == "True", shows_code, req_text.strip() == "True", lens)
+                         when_text.strip() == "True", shows_code, req_text.strip() == "True", lens,
+                         strength_program(when_tree))
         )
     rules.sort(key=lambda r: (-r.spec.priority, r.order))
-    return CompiledSystem(spec.system.get("name", name), spec.system.get("description", ""), rules, path)
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    return CompiledSystem(spec.system.get("name", name), spec.system.get("description", ""), rules, path, source,
+                          digest)
 
 
-def system_file(name: str) -> Traversable:
-    """The packaged system ``name`` (``config/systems/<name>.toml``, installed as package data of
-    ``squeeze.config``): read through ``importlib.resources``, so it works from a wheel, not only from a checkout."""
-    return resources.files("squeeze.config").joinpath("systems", f"{name}.toml")
-
-
-def _system_source(name_or_path: str | Path) -> Path | Traversable:
-    p: Path | Traversable = Path(name_or_path)
-    if p.suffix != ".toml":
-        p = system_file(str(name_or_path))
-    if not p.is_file():
-        raise BiddingSystemError(f"no bidding system file {p}")
-    return p
-
-
-def system_digest(name_or_path: str | Path) -> str:
-    """SHA-256 of a system file's bytes (the first 16 hex digits): what a stored run records of the rules it bid
-    with, so that a resume after the file changed is refused. Raises ``BiddingSystemError`` for a missing file."""
-    return hashlib.sha256(_system_source(name_or_path).read_bytes()).hexdigest()[:16]
-
-
-def load_system(name_or_path: str | Path) -> CompiledSystem:
-    """Load and validate the packaged system ``name`` (see ``system_file``) or a ``.toml`` path. Raises
-    ``BiddingSystemError`` naming the problem."""
-    p = _system_source(name_or_path)
+def parse_system(text: str, name: str = "system", origin: str = "<text>") -> CompiledSystem:
+    """Compile a system from its TOML ``text``. ``name`` is its name when the text's ``[system]`` table gives none;
+    ``origin`` says where the text came from (a file's path), in every error and in ``CompiledSystem.path``.
+    Raises ``BiddingSystemError`` naming the problem (bad TOML, a bad pattern, an unknown name in an expression)."""
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise BiddingSystemError(f"{p}: {e}") from None
+        raise BiddingSystemError(f"{origin}: {e}") from None
     try:
         spec = SystemSpec.model_validate(data)
     except ValidationError as e:
-        raise BiddingSystemError(f"{p}: {e}") from None
-    return compile_system(spec, Path(p.name).stem, str(p))
+        raise BiddingSystemError(f"{origin}: {e}") from None
+    return compile_system(spec, name, origin, text)

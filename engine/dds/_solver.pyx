@@ -63,8 +63,9 @@ _VARIANTS = {"auto": 0, "portable": 1, "fast": 2}
 
 def set_core_variant(name: str) -> str:
     """Which build of the search every solver of the process runs: "portable" (any x86-64 CPU), "fast"
-    (x86-64-v3: BMI2, LZCNT, AVX2; falls back to portable on older CPUs) or "auto" (fast where supported, unless
-    SQUEEZE_DD_PORTABLE=1 is set).  Returns the build now in use.  Both give the same answers (tests compare them)."""
+    (x86-64-v3: BMI2, LZCNT, AVX2; falls back to portable on older CPUs) or "auto" (fast where supported; the
+    [engine] solver_core setting chooses, through ``PlaySettings.solver_core``).  Returns the build now in use.
+    Both give the same answers (tests compare them)."""
     return ("", "portable", "fast")[dd_set_variant(_VARIANTS[name])]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Literal, Mapping
 
 import numpy as np
@@ -36,7 +36,7 @@ from .inference import CardModel, DoubleDummyPlayer, PlayContext, RandomPlayer, 
 from .oracle import DDOracle, default_oracle, until
 from .pimc import pimc_choose
 from .position import Root, equivalence_reps
-from .relax import RelaxingSampler
+from .relax import Relaxation, RelaxingSampler
 
 __all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out", "fallback_card", "SAMPLING_SHARE",
            "EVIDENCE_SHARE"]
@@ -71,6 +71,9 @@ class PlaySettings:
     root_cut: bool = True
     early_cut: bool = True  # also switches our extra in-loop Min cut (pitfall 6), the same kind of α cut
     solver_tt_mib: int = DEFAULT_TT_MIB  # the double-dummy solver's transposition table, when the player builds one
+    # Which build of the double-dummy search the process runs ("auto": the x86-64-v3 one where the CPU has it,
+    # "portable": the build for any x86-64), set when the player builds a solver. Both give the same answers.
+    solver_core: Literal["auto", "portable"] = "auto"
 
     def __post_init__(self) -> None:
         if self.declarer_selector not in ("alphamu", "pimc"):
@@ -83,6 +86,8 @@ class PlaySettings:
             raise BridgeError(f"max_m must be >= 1, got {self.max_m}")
         if self.objective not in ("make", "tricks"):
             raise BridgeError(f"unknown objective {self.objective!r} (use 'make' or 'tricks')")
+        if self.solver_core not in ("auto", "portable"):
+            raise BridgeError(f"unknown solver core {self.solver_core!r} (use 'auto' or 'portable')")
 
     def worlds_for(self, declaring: bool) -> int:
         """Worlds sampled for a decision of the declaring side (``declaring``) or of a defender."""
@@ -102,6 +107,7 @@ class PlayDecision:
     pimc_card: Card | None = None  # what M = 1 would have played (αμ only)
     seconds: float = 0.0
     cut_short: bool = False  # the deadline stopped a stage before it finished (the reason says so)
+    relaxations: tuple[Relaxation, ...] = ()  # the rungs of the relaxation ladder given up for this decision
 
 
 @dataclass
@@ -120,6 +126,7 @@ class _Worlds:
     weights: np.ndarray
     relaxed: str = ""
     cut_short: bool = False
+    relaxations: list[Relaxation] = field(default_factory=list)  # rungs given up while dealing them
 
 
 def fallback_card(hand: int, trick: tuple[int, ...]) -> tuple[Card, str]:
@@ -147,7 +154,7 @@ class CardPlayer:
         card_model: CardModel | None = None,
     ) -> None:
         self.settings = settings
-        self.oracle = oracle if oracle is not None else default_oracle(settings.solver_tt_mib)
+        self.oracle = oracle if oracle is not None else default_oracle(settings.solver_tt_mib, settings.solver_core)
         self.constraints = dict(constraints or {})
         self._card_model = card_model
         self._beliefs: dict[Seat, _Belief] = {}
@@ -165,7 +172,10 @@ class CardPlayer:
     def _sample(self, view: SeatView, n: int, rng: random.Random, deadline: float | None,
                 got: _Worlds) -> np.ndarray:
         source = self._source(view, deadline)
-        masks = source.sample(n, rng.getrandbits(63)).masks
+        try:
+            masks = source.sample(n, rng.getrandbits(63)).masks
+        finally:
+            got.relaxations.extend(source.relaxations)
         self._note(view, source, got)
         return masks
 
@@ -201,11 +211,10 @@ class CardPlayer:
     def worlds_and_weights(self, view: SeatView, n: int, rng: random.Random, deadline: float | None = None):
         """Original-hand masks ``(k, 4)`` and normalised weights for the seat of ``view`` now (see ``choose`` for
         ``deadline``)."""
-        got = self._worlds(view, n, rng, deadline)
+        got = self._worlds(view, n, rng, deadline, _new_worlds())
         return got.masks, got.weights
 
-    def _worlds(self, view: SeatView, n: int, rng: random.Random, deadline: float | None) -> _Worlds:
-        got = _Worlds(np.zeros((0, 4), dtype=np.uint64), np.zeros(0))
+    def _worlds(self, view: SeatView, n: int, rng: random.Random, deadline: float | None, got: _Worlds) -> _Worlds:
         if not self.settings.inference:
             got.masks = self._sample(view, n, rng, deadline, got)
             got.weights = np.full(len(got.masks), 1.0 / max(1, len(got.masks)))
@@ -238,8 +247,11 @@ class CardPlayer:
         if post.ess < self.settings.ess_threshold * len(post):
             try:
                 source = self._source(view, deadline)
-                with until(self.oracle, weigh_by):
-                    post = post.redeal(source, n, rng.getrandbits(63))
+                try:
+                    with until(self.oracle, weigh_by):
+                        post = post.redeal(source, n, rng.getrandbits(63))
+                finally:
+                    got.relaxations.extend(source.relaxations)
                 self._note(view, source, got)
             except DeadlineReached:
                 got.cut_short = True  # no time to re-deal and replay the evidence: keep the worlds we have
@@ -290,16 +302,18 @@ class CardPlayer:
             why = "forced" if legal.bit_count() == 1 else "equal cards"
             return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
 
+        got = _new_worlds()
+
         def fallback(relaxed: str = "") -> PlayDecision:
             card, why = fallback_card(hand, trick)
             return PlayDecision(card, why + _notes(True, relaxed), mover, "fallback", seconds=time.monotonic() - t0,
-                                cut_short=True)
+                                cut_short=True, relaxations=tuple(got.relaxations))
 
         if expired(deadline):
             return fallback()
         n = self.settings.worlds_for(declaring)
         try:
-            got = self._worlds(view, n, rng, deadline)
+            self._worlds(view, n, rng, deadline, got)
         except DeadlineReached:
             return fallback()
         keep = [i for i, w in enumerate(got.weights) if w > 0]  # zero weight: contradicted by a card seen since
@@ -321,7 +335,7 @@ class CardPlayer:
                 cut = got.cut_short or r.cut_short
                 reason = f"αμ M={r.m}, {r.worlds} worlds: {r.mu:.0%} to make" + _notes(cut, got.relaxed)
                 return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
-                                    time.monotonic() - t0, cut)
+                                    time.monotonic() - t0, cut, tuple(got.relaxations))
             p = pimc_choose(root, self.oracle, self.settings.objective, search_by)
         except DeadlineReached:
             return fallback(got.relaxed)
@@ -330,7 +344,11 @@ class CardPlayer:
         cut = got.cut_short or p.cut_short
         reason = f"PIMC, {p.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
         return PlayDecision(p.card, reason + _notes(cut, got.relaxed), mover, "pimc", p.worlds,
-                            b.goal if b else None, 1, p.card, time.monotonic() - t0, cut)
+                            b.goal if b else None, 1, p.card, time.monotonic() - t0, cut, tuple(got.relaxations))
+
+
+def _new_worlds() -> _Worlds:
+    return _Worlds(np.zeros((0, 4), dtype=np.uint64), np.zeros(0))
 
 
 def _notes(cut_short: bool, relaxed: str) -> str:

@@ -127,10 +127,25 @@ class EngineDDOracle:
                            lambda res: {c.index for c, ok in res.items() if ok})
 
 
-def default_oracle(tt_mib: int | None = None) -> DDOracle:
+def default_oracle(tt_mib: int | None = None, core: str | None = None) -> DDOracle:
     """The runtime oracle (engine.dds), with a transposition table of ``tt_mib`` MiB (None: the solver's default).
-    Raises ``SolverUnavailable`` with a clear message if it is not built."""
-    return EngineDDOracle(tt_mib)
+    ``core`` ("auto" or "portable", ``PlaySettings.solver_core``) chooses the build of the search that every solver
+    of the process runs (``dds._solver.set_core_variant``); None leaves it as it is. Raises ``SolverUnavailable``
+    with a clear message if the solver is not built."""
+    oracle = EngineDDOracle(tt_mib)
+    if core is not None:
+        set_solver_core(core)
+    return oracle
+
+
+def set_solver_core(core: str) -> str:
+    """Which build of the double-dummy search the process runs: "auto" or "portable" (see ``PlaySettings``);
+    returns the build now in use. Raises ``SolverUnavailable`` if the solver is not built."""
+    try:
+        from ..dds import _solver
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        raise SolverUnavailable("the double-dummy solver engine.dds is not built") from exc
+    return _solver.set_core_variant(core)
 
 
 def until(oracle: DDOracle, deadline: float | None) -> ContextManager:

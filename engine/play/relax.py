@@ -15,6 +15,9 @@ its share of the time — the least trusted inferences go first, one rung at a t
 A rung that would drop nothing is skipped. Constraints on a hand the viewer sees (its own, dummy's once it is down)
 are left out from the start: they say nothing about a hidden card, and a misbid there would only make the sampler
 refuse.
+
+Every rung given up is kept as a ``Relaxation`` (``RelaxingSampler.relaxations``); decisions carry them out of the
+engine, and whoever runs the engine logs them (``play.sampling_relaxed``).
 """
 
 from __future__ import annotations
@@ -23,17 +26,14 @@ import math
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-import structlog
-
 from ..cards import Seat
 from ..deadline import DeadlineReached, slice_of
 from ..sampling import (UNCONSTRAINED, SamplingError, SamplingTimeout, SeatConstraints, WorldSampler, Worlds,
                         is_shape_predicate)
 from ..view import SeatView
 
-__all__ = ["Rung", "rungs", "RelaxingSampler", "ENOUGH_WORLDS", "RUNG_SHARE", "RUNG_CANDIDATES", "RUNG_CHECKS"]
-
-_log = structlog.get_logger(__name__)
+__all__ = ["Rung", "Relaxation", "rungs", "RelaxingSampler", "ENOUGH_WORLDS", "RUNG_SHARE", "RUNG_CANDIDATES",
+           "RUNG_CHECKS"]
 
 #: A rung that runs out of time keeps the worlds it dealt when they are at least this share of those asked for
 #: (fewer worlds that honour the auction beat more that ignore part of it); with fewer, the next rung is tried.
@@ -52,6 +52,17 @@ RUNG_CANDIDATES = 200_000
 #: rung make ~200,000 of them (~60 us each: a self-play opening lead spent 12 s there, and overran the 60 s hard
 #: limit on a starved machine); 50,000 is about three seconds of one core. A count, for the same reason as the cap.
 RUNG_CHECKS = 50_000
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """One rung given up while dealing worlds for ``viewer`` after ``cards`` cards: the sampler's ``error``, and
+    what the next rung ``dropped``."""
+
+    viewer: Seat
+    cards: int
+    dropped: str
+    error: str
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,7 @@ class RelaxingSampler:
     ``relaxed`` what it dropped ('' for nothing), ``short`` whether the deadline left it with fewer worlds than
     asked for, and ``start`` the first rung not refuted (the constraints of a refuted rung only grow as the play
     goes on, so later samples of the board may start there; a rung that merely ran out of time is tried again).
+    ``relaxations`` lists every rung given up so far, in order.
 
     ``deadline``: the sampling stage's (absolute, ``time.monotonic()``). Without one, a rung fails only when its
     constraints are refuted or the sampler's candidate budget runs out, and rung 0 samples exactly as a plain
@@ -102,6 +114,7 @@ class RelaxingSampler:
         self.deadline = deadline
         self.start = self.rung = min(start, len(self.ladder) - 1)
         self.short = False
+        self.relaxations: list[Relaxation] = []
 
     @property
     def relaxed(self) -> str:
@@ -138,5 +151,5 @@ class RelaxingSampler:
         raise AssertionError("unreachable: the last rung returns or raises")  # pragma: no cover
 
     def _relax(self, i: int, exc: SamplingError) -> None:
-        _log.warning("play.sampling_relaxed", viewer=self.view.seat.letter, cards=len(self.view.cards),
-                     dropped=self.ladder[i + 1].dropped, error=str(exc))
+        self.relaxations.append(Relaxation(self.view.seat, len(self.view.cards), self.ladder[i + 1].dropped,
+                                           str(exc)))

@@ -117,18 +117,27 @@ class Prepared:
     teams: tuple[Team, Team]
 
 
+def _plan_params(params: PlayerParams) -> dict:
+    """A team's parameters as the plan records them: all of them but the build of the double-dummy search, which
+    gives the same answers either way (a run resumes on a machine without x86-64-v3)."""
+    out = dataclasses.asdict(params)
+    del out["play"]["solver_core"]
+    return out
+
+
 def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepared:
     """Deal the boards, build the plan and open the store in ``settings.out``: a new run, or the same run resumed.
 
     Raises ``SelfPlayError``: a folder that cannot be made, a store holding another run (what differs is named), a
     bidding system or solver that cannot be loaded (checked here, not once per board in every worker)."""
-    from squeeze.engine.bidding import BiddingSystemError, get_bidder
-    from squeeze.engine.bidding.rules import system_digest
+    from squeeze.config.bidding import BiddingSystemError, load_system, system_digest
     from squeeze.engine.play.oracle import SolverUnavailable, default_oracle
 
     for team in teams:
         try:
-            get_bidder(team.params.system, team.params.opponents_system)
+            for name in (team.params.system, team.params.opponents_system):
+                if name is not None:
+                    load_system(name)
         except BiddingSystemError as exc:
             raise SelfPlayError(f"team {team.source}: {exc}") from None
     try:
@@ -144,7 +153,7 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
         "kind": "selfplay", "rooms": 2, "boards": settings.boards, "digest": digest, "seed": settings.seed,
         "decision_seconds": settings.decision_seconds,
         # the rule files' contents, not only their names: a resume after a rule changed is another run
-        "teams": {label: {"name": t.name, "engine": dataclasses.asdict(t.params),
+        "teams": {label: {"name": t.name, "engine": _plan_params(t.params),
                           "rules": {name: system_digest(name)
                                     for name in {t.params.system, t.params.opponents_system or t.params.system}}}
                   for label, t in zip(("a", "b"), teams)},

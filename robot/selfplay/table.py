@@ -21,6 +21,7 @@ from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_
 from squeeze.engine.player import Player
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.engine.view import SeatView
+from squeeze.robot.logs import log_decision
 
 __all__ = ["play_board", "DecisionOverLimit"]
 
@@ -56,7 +57,7 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
         seat = auction.next_seat
         view = SeatView(seat, deal[seat], auction, vul, board=board)
         start = time.perf_counter()
-        choice = robots[seat].bid(view, deadline())
+        choice = log_decision(robots[seat].bid(view, deadline()))
         seconds = time.perf_counter() - start
         check(choice.cut_short, seat, f"call after {len(auction.calls)} calls")
         side_seconds[not seat.is_ns] += seconds
@@ -74,7 +75,7 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
         seat = p.declarer if mover == p.dummy else mover
         view = SeatView.from_play(p, seat, auction=auction, vul=vul, board=board)
         start = time.perf_counter()
-        decision = robots[seat].play(view, deadline())
+        decision = log_decision(robots[seat].play(view, deadline()))
         seconds = time.perf_counter() - start
         check(decision.cut_short, seat, f"card {len(p.cards) + 1}")
         side_seconds[not seat.is_ns] += seconds

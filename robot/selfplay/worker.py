@@ -69,6 +69,7 @@ def _tables(job: Job) -> _Tables:
     tables = getattr(_local, "tables", None)
     if tables is not None and tables.key == job.key:
         return tables
+    from squeeze.config.bidding import load_system
     from squeeze.engine.play.oracle import default_oracle
 
     oracles: dict[int, object] = {}  # one solver per transposition-table size: the teams share it when they can
@@ -76,8 +77,8 @@ def _tables(job: Job) -> _Tables:
     def player(params: PlayerParams) -> Player:
         mib = params.play.solver_tt_mib
         if mib not in oracles:
-            oracles[mib] = default_oracle(mib)
-        p = Player(params, oracle=oracles[mib])  # type: ignore[arg-type]
+            oracles[mib] = default_oracle(mib, params.play.solver_core)
+        p = Player(params, oracle=oracles[mib], systems=load_system)  # type: ignore[arg-type]
         p.prepare()
         return p
 

@@ -313,7 +313,7 @@ static inline void pick_best(Move *mv, int i, int n) {
  * the opening trick (the lead, and second hand's reply to it), each card first gets a search of at most
  * ROOT_PROBE_NODES card nodes, and the first one that proves its side right within that budget cuts off.  A card
  * whose trick transposes into an earlier leader's proof is settled in a dozen nodes, while the card the ordering
- * likes best may need a new proof: in the freak deal of bench/RESULTS.md (issue 25, seventh session) West's club
+ * likes best may need a new proof: in the freak deal of bench/RESULTS.md (the root probe's section) West's club
  * jack lead is the four cards North's club ace drew and costs 11 card nodes, the diamond king the ordering tries
  * first 59,000.  At second hand a later leader's failing probe needs one refutation per lead, and a transposing one
  * is found the same way (card nodes on 100 random tables: the lead alone -3.9 %, with second hand -8.0 %; deeper
@@ -412,7 +412,7 @@ static int card_node(DDSolver *S, int tleft, int pos, int target, uint16_t win[4
      * favour cuts off at once (an enhanced transposition cut-off).  The first card a search would try often leads
      * into an unsettled position while another card's is stored.  Measured with bench/dd.py --versus: from 9 tricks
      * left, 2-4 % less time on full tables and 4 % on freak tables, leads unchanged; from 7, the look-ups cost more
-     * than the 8 % of card nodes they save (bench/RESULTS.md, issue 25, sixth session). */
+     * than the 8 % of card nodes they save (bench/RESULTS.md, the enhanced transposition cut-off). */
     if (pos == 3 && tleft - 1 >= ETC_FROM && (S->opts & DD_OPT_TT)) {
         const int ls = T->lead_suit;
         const int follow = S->h[p][ls] != 0;

@@ -90,8 +90,8 @@ int dd_make_cards(DDSolver *s, const uint16_t hands[4][4], int trump, int first,
                   int *out_suit, int *out_rank, int *out_ok);
 
 /* Which build of the search runs (see dispatch.h): the portable one (any x86-64 CPU) or the x86-64-v3 one.
- * AUTO: the fast one where the CPU supports it, unless SQUEEZE_DD_PORTABLE is set (non-empty, not "0") in the
- * environment.  dd_set_variant returns the build now in use (FAST falls back to PORTABLE on older CPUs). */
+ * AUTO: the fast one where the CPU supports it.  dd_set_variant returns the build now in use (FAST falls back to
+ * PORTABLE on older CPUs). */
 #define DD_VARIANT_AUTO 0
 #define DD_VARIANT_PORTABLE 1
 #define DD_VARIANT_FAST 2

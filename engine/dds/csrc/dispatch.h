@@ -1,7 +1,7 @@
 /* Runtime dispatch between the two builds of the search (included once, at the end of the portable ddcore.c).
  * The public entry points of ddcore.h call the x86-64-v3 build (ddcore_v3.c) when the CPU has its instructions,
- * else the portable one; SQUEEZE_DD_PORTABLE=1 in the environment, or dd_set_variant(DD_VARIANT_PORTABLE), forces
- * the portable path (tests compare the two; both give the same answers: the code is the same). */
+ * else the portable one; dd_set_variant(DD_VARIANT_PORTABLE) forces the portable path (the [engine] solver_core
+ * setting, applied from Python; tests compare the two; both give the same answers: the code is the same). */
 #ifndef SQUEEZE_DD_DISPATCH_H
 #define SQUEEZE_DD_DISPATCH_H
 
@@ -34,10 +34,7 @@ static int cpu_has_v3(void) {
 int dd_fast_available(void) { return cpu_has_v3(); }
 
 int dd_set_variant(int v) {
-    if (v == DD_VARIANT_AUTO) {
-        const char *e = getenv("SQUEEZE_DD_PORTABLE");
-        v = (e && *e && *e != '0') ? DD_VARIANT_PORTABLE : DD_VARIANT_FAST;
-    }
+    if (v == DD_VARIANT_AUTO) v = DD_VARIANT_FAST;
     if (v == DD_VARIANT_FAST && !cpu_has_v3()) v = DD_VARIANT_PORTABLE;
     if (v != DD_VARIANT_FAST) v = DD_VARIANT_PORTABLE;
     dd_variant_now = v;
