@@ -327,7 +327,7 @@ async def test_the_web_view_in_chromium_follows_a_board_played_at_squeeze_tm(tmp
 
             await until("document.getElementById('status').textContent.startsWith('live')")
             # the seats think a little, so the page is read while the board is being played
-            clients = four_clients(tm_port, seed=3, pass_rate=0.5, delay_when=lambda ev, c: 0.03)
+            clients = four_clients(tm_port, seed=3, pass_rate=0.5, delay_when=lambda ev, c: 0.08)
             tasks = await start_in_order(clients)
             during = await until(_PLAY_SNAPSHOT, timeout=60)  # a trick in progress, after the second one began
             await page.screenshot(tmp_path / "watch-web-play.png")
