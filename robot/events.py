@@ -4,8 +4,8 @@ Any source of play - the table manager (``robot.tm``), a match, self-play - desc
 the builders below and hands the events to ``EventPublisher.publish``, which never blocks: events wait in a bounded
 queue for a background task that publishes them to an MQTT broker, reconnecting whenever the broker is gone. When
 the queue is full an event is dropped, counted (``PublisherStats.dropped``) and logged; the table never waits.
-``TableFeed`` is the live sequence for one table (board, each call, each card, each trick, then deal, result and
-summary), holding the deal back until the board is over; ``board_events`` is the same sequence after the fact,
+``TableFeed`` is the live sequence for one table (board, each call, each card - dummy's hand after the opening lead -,
+each trick, then deal, result and summary), holding the deal back until the board is over; ``board_events`` is the same sequence after the fact,
 from a finished ``BoardRecord``. ``subscribe`` is the watcher's side (``squeeze watch``). This module is the only
 one that imports the MQTT libraries, so a change of client (aiomqtt 3.x) or broker stays here.
 
@@ -19,6 +19,9 @@ board     0              dealer, vul, players {N,E,S,W: name}, room, restarted -
 call      0              index (0-based), seat, call (``1N``, ``P``, ``X``), alert, explanation, seconds
 card      0              index (0..51), trick (1..13), seat (whose hand), card (``SA``), reason, seconds
 trick     0              trick, leader, cards (4, from the leader), winner, tricks_ns, tricks_ew (so far)
+dummy     0     yes      seat (dummy's), hand (its 13 cards as dealt, PBN), played (dummy's cards gone so far),
+                         contract, declarer - after the opening lead, when dummy is on the table for all to see,
+                         and again after each trick (retained: a watcher joining during the play is up to date)
 deal      0              deal (PBN), dealer, vul - only after the board (or ``deal_delay_seconds`` after its start)
 result    1              contract, declarer, tricks, score_ns, record (``BoardRecord.to_dict()``: notes, times)
 summary   0     yes      boards, score_ns (total), results [{board, contract, declarer, tricks, score_ns, imps}],
@@ -49,18 +52,19 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from squeeze.config.settings import MqttSettings
-from squeeze.engine.auction import Auction, Call
+from squeeze.engine.auction import Auction, Call, Contract
 from squeeze.engine.board import Play, PublicPlay
-from squeeze.engine.cards import BridgeError, Card, Deal, Seat
+from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.engine.teams import room_swing
 
 from .versioned import field_errors, load_versioned
 
 __all__ = [
-    "EVENT_SCHEMA", "KINDS", "EventError", "Event", "BoardEvent", "CallEvent", "CardEvent", "TrickEvent",
-    "DealEvent", "ResultEvent", "SummaryEvent", "IncidentEvent", "SummaryRow", "parse_event", "topic_segment", "table_id",
-    "parse_mqtt_url", "board_event", "deal_event", "call_event", "card_event", "trick_event", "result_event",
+    "EVENT_SCHEMA", "KINDS", "RETAINED", "EventError", "Event", "BoardEvent", "CallEvent", "CardEvent", "TrickEvent",
+    "DummyEvent", "DealEvent", "ResultEvent", "SummaryEvent", "IncidentEvent", "SummaryRow", "parse_event",
+    "topic_segment", "table_id", "parse_mqtt_url", "board_event", "deal_event", "dummy_event", "call_event",
+    "card_event", "trick_event", "result_event",
     "summary_event", "board_events", "TableFeed", "EventPublisher", "PublisherStats", "EmbeddedBroker",
     "subscribe",
 ]
@@ -70,7 +74,10 @@ _log = structlog.get_logger("squeeze.events")
 #: Version of the payloads; bumped whenever a field changes meaning or goes away, so an old watcher refuses a newer
 #: payload instead of misreading it.
 EVENT_SCHEMA = 1
-KINDS = ("board", "call", "card", "trick", "deal", "result", "summary", "incident")
+KINDS = ("board", "call", "card", "trick", "dummy", "deal", "result", "summary", "incident")
+
+#: The kinds the broker keeps (the latest per table): a watcher may get one long after it was published.
+RETAINED = ("summary", "dummy")
 
 _SeatLetter = Literal["N", "E", "S", "W"]
 _VulText = Literal["None", "NS", "EW", "All"]
@@ -92,13 +99,14 @@ class _Event(BaseModel):
 
     @property
     def qos(self) -> int:
-        """1 for what must arrive (results); 0 for the stream a late watcher can do without."""
+        """1 for what must arrive (results, incidents); 0 for the stream a late watcher can do without (dummy's
+        hand included: the next trick sends it again)."""
         return 1 if self.kind in ("result", "incident") else 0  # type: ignore[attr-defined]
 
     @property
     def retain(self) -> bool:
-        """Only the latest summary of each table is kept by the broker, for watchers that join late."""
-        return self.kind == "summary"  # type: ignore[attr-defined]
+        """The broker keeps each table's latest summary and dummy, for watchers that join late."""
+        return self.kind in RETAINED  # type: ignore[attr-defined]
 
     def topic(self, prefix: str = "squeeze") -> str:
         return f"{prefix}/{topic_segment(self.event)}/{topic_segment(self.table)}/{self.kind}"  # type: ignore
@@ -182,6 +190,55 @@ class TrickEvent(_Event):
         return [check(c) for c in value]
 
 
+class DummyEvent(_Event):
+    """Dummy's hand, published once the opening lead is made (it is then on the table for everyone to see), with
+    the contract, so a watcher that joins during the play knows both."""
+
+    kind: Literal["dummy"] = "dummy"
+    seat: _SeatLetter
+    hand: str
+    played: list[str] = Field(default_factory=list, max_length=13)
+    contract: str
+    declarer: _SeatLetter
+
+    @field_validator("hand")
+    @classmethod
+    def _hand(cls, value: str) -> str:
+        return _canonical(lambda t: str(_hand_of_13(t)))(value)
+
+    @field_validator("played")
+    @classmethod
+    def _played(cls, value: list[str]) -> list[str]:
+        check = _canonical(Card.parse)
+        return [check(c) for c in value]
+
+    _check_contract = _canonical_field("contract", Contract.parse)
+
+    @model_validator(mode="after")
+    def _dummy_faces_declarer(self) -> "DummyEvent":
+        contract = Contract.parse(self.contract)
+        if contract.declarer is None or contract.declarer.letter != self.declarer:
+            raise ValueError(f"contract {self.contract} is not declared by {self.declarer}")
+        if Seat.parse(self.seat) != contract.declarer.partner:
+            raise ValueError(f"dummy {self.seat} is not declarer {self.declarer}'s partner")
+        hand = Hand.parse(self.hand)
+        if len(set(self.played)) != len(self.played) or any(Card.parse(c) not in hand for c in self.played):
+            raise ValueError(f"played {self.played} are not cards of dummy's hand {self.hand}, once each")
+        return self
+
+    def remaining(self, seen: Sequence[str] = ()) -> Hand:
+        """Dummy's cards still in hand: as dealt, less those played by this event and the cards ``seen`` since."""
+        gone = {Card.parse(c) for c in (*self.played, *seen)}
+        return Hand.parse(self.hand) - Hand.from_cards(gone)
+
+
+def _hand_of_13(text: str) -> Hand:
+    hand = Hand.parse(text)
+    if len(hand) != 13:
+        raise BridgeError(f"a hand of {len(hand)} cards, not 13: {text!r}")
+    return hand
+
+
 class DealEvent(_Event):
     kind: Literal["deal"] = "deal"
     deal: str
@@ -241,7 +298,8 @@ class IncidentEvent(_Event):
     detail: str = Field(max_length=2000)
 
 
-Event = Union[BoardEvent, CallEvent, CardEvent, TrickEvent, DealEvent, ResultEvent, SummaryEvent, IncidentEvent]
+Event = Union[BoardEvent, CallEvent, CardEvent, TrickEvent, DummyEvent, DealEvent, ResultEvent, SummaryEvent,
+              IncidentEvent]
 _EVENT = TypeAdapter(Annotated[Event, Field(discriminator="kind")])
 
 
@@ -314,6 +372,17 @@ def deal_event(event: str, table: str, board: BoardRecord) -> DealEvent:
     """The four hands of ``board``. Publish it only once nobody at the table can still use it (``TableFeed``)."""
     return DealEvent(event=event, table=table, board=board.board, deal=board.deal.to_pbn(),
                      dealer=board.dealer.letter, vul=board.vul.pbn)
+
+
+def dummy_event(event: str, table: str, board: int, deal: Deal, play: PublicPlay | Play) -> DummyEvent:
+    """Dummy's hand (all 13 cards, as dealt), the cards it played so far and the contract of ``play``: public from
+    the opening lead on, so publish it only once that card is played (``TableFeed`` does)."""
+    p = _public(play)
+    if not p.cards:
+        raise ValueError("dummy_event before the opening lead: dummy's hand is not public yet")
+    played = [str(c) for c, seat in zip(p.cards, p.players) if seat == p.dummy]
+    return DummyEvent(event=event, table=table, board=board, seat=p.dummy.letter, hand=str(deal[p.dummy]),
+                      played=played, contract=str(p.contract), declarer=p.declarer.letter)
 
 
 def call_event(event: str, table: str, board: int, auction: Auction, note: Optional[CallNote] = None) -> CallEvent:
@@ -401,6 +470,8 @@ def board_events(event: str, table: str, record: BoardRecord, *, history: Sequen
             out.append(card_event(event, table, record.board, play, note))
             if len(play.cards) % 4 == 0:
                 out.append(trick_event(event, table, record.board, play))
+            if len(play.cards) == 1 or (len(play.cards) % 4 == 0 and len(play.cards) < 52):
+                out.append(dummy_event(event, table, record.board, record.deal, play))
     out += [deal_event(event, table, record), result_event(event, table, record),
             summary_event(event, table, [*history, record])]
     return out
@@ -408,8 +479,9 @@ def board_events(event: str, table: str, record: BoardRecord, *, history: Sequen
 
 class TableFeed:
     """The live events of one table, for a source that sees its board as it is played. Call ``board_started``,
-    then ``call`` / ``card`` as each is relayed (a trick event follows each fourth card), then ``board_finished``
-    with the record: the deal (unless already out), the result and the table's summary follow, in that order.
+    then ``call`` / ``card`` as each is relayed (a trick event follows each fourth card; dummy's hand the opening
+    lead and each trick but the last), then ``board_finished`` with the record: the deal (unless already out), the result and the table's
+    summary follow, in that order.
 
     The hands are never published while the board can still be played: at the board's end, or with
     ``deal_delay_seconds`` that long after its start if that comes first (then the caller promises a board cannot
@@ -444,8 +516,13 @@ class TableFeed:
     def card(self, play: PublicPlay | Play, note: Optional[CardNote] = None) -> None:
         board = self._current()
         self.publisher.publish(card_event(self.event, self.table, board, play, note))
-        if len(_public(play).cards) % 4 == 0:
+        n = len(_public(play).cards)
+        if n % 4 == 0:
             self.publisher.publish(trick_event(self.event, self.table, board, play))
+        # dummy goes down after the opening lead, public from then on; again after each trick, so the broker's
+        # copy (retained) tells a watcher who joins during the play which of dummy's cards are left
+        if n == 1 or (n % 4 == 0 and n < 52):
+            self.publisher.publish(dummy_event(self.event, self.table, board, self._board.deal, play))
 
     def board_finished(self, record: BoardRecord, *, other: Optional[Sequence[BoardRecord]] = None) -> None:
         """The board is over: its deal (if not out yet), result, and the table's summary (``other``: the other
@@ -546,7 +623,7 @@ class EventPublisher:
     ``await start()`` starts the embedded broker (``settings.embedded``) and the sending task; ``await close()``
     sends what it can within ``flush_seconds``, stops, and logs the counts. Events are sent in the order given;
     one being sent when the connection breaks is sent again after the reconnection (a consumer may see it twice:
-    ``seq`` tells). When the queue holds ``queue_size`` events, the oldest call, card or trick event makes room
+    ``seq`` tells). When the queue holds ``queue_size`` events, the oldest call, card, trick or dummy event makes room
     for a result or summary; any other new event is dropped.
     """
 
@@ -600,11 +677,11 @@ class EventPublisher:
         return event
 
     def _make_room(self, event: Event) -> bool:
-        """A full queue: drop the oldest call/card/trick for a result or summary (what a watcher needs most)."""
+        """A full queue: drop the oldest call/card/trick/dummy for a result or summary (what a watcher needs most)."""
         if event.kind not in ("result", "summary"):
             return False
         for i, old in enumerate(self._queue):
-            if old.kind in ("call", "card", "trick"):
+            if old.kind in ("call", "card", "trick", "dummy"):
                 del self._queue[i]
                 self._dropped(1)
                 return True

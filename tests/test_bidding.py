@@ -8,6 +8,8 @@ import random
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from squeeze.engine.auction import Auction, Call
@@ -217,7 +219,9 @@ def test_choice_has_explanation_alternatives_and_alerts(bidder):
     ch = bidder.choose(Hand.parse("Q942.K82.73.K765"), Auction.parse("1N P"))
     assert ch.call == Call.parse("2C") and ch.alert and "Stayman" in ch.explanation
     assert ch.force == "forcing" and "alert" in ch.describe()
-    assert any(str(c) == "P" for c, _, _ in ch.alternatives)
+    # the invitation is an alternative; "0-7 HCP" (the pass that closes the family) is not, with 8 HCP
+    assert [(str(c), r) for c, r, _ in ch.alternatives] == [("2N", "nt.2n")]
+    assert any(str(c) == "P" for c, _, _ in ch.matching)  # a simulation still sees every rule that holds
     ch = bidder.choose(Hand.parse("Q94.K82.QJ73.K76"), Auction.parse(""))
     assert ch.call == Call.parse("P") and ch.explanation
 
@@ -594,3 +598,56 @@ def test_possible_with_decides_only_what_the_bindings_settle(expr, bindings, pos
 
     from squeeze.engine.bidding.rules import possible_with
     assert possible_with(ast.parse(expr, mode="eval"), bindings) is possible
+
+
+# --- the alternatives a reader is shown ------------------------------------------------------------------------------
+
+
+def test_a_26_hcp_hand_is_offered_no_alternative_its_strength_contradicts(bidder):
+    hand = Hand.parse("AKQ2.AKJ.AQ3.K32")
+    assert hand.hcp == 26
+    ch = bidder.choose(hand, Auction.parse(""))
+    assert ch.call == Call.parse("2C")
+    # not "P Not enough to open" (a catch-all), not "1C Opening hand (12-21)" (2C takes every hand of 22+ first)
+    assert ch.alternatives == ()
+    assert {str(c) for c, _, _ in ch.matching} >= {"1C", "P"}
+    # "Nothing fits exactly" rules are last resorts: never offered beside a two-over-one that fits
+    ch = bidder.choose(Hand.parse("KJ4.Q98.A73.K952"), Auction.parse("1H P"))
+    assert ch.call == Call.parse("2C")
+    assert not [r for _, r, _ in ch.alternatives if r.startswith("resp.fallback")]
+
+
+def _auctions(bidder: Bidder, seed: int, deals: int = 60):
+    """(hand, auction, vul) for every call of ``deals`` random deals bid by the rules."""
+    rng = random.Random(seed)
+    for _ in range(deals):
+        d = Deal.random(rng)
+        vul = rng.choice(list(Vul))
+        a = Auction(rng.choice(list(Seat)))
+        while not a.is_complete and len(a.calls) < 40:
+            yield d[a.next_seat], a, vul
+            a = a.then(bidder.choose(d[a.next_seat], a, vul, alternatives=False).call)
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_every_alternative_is_a_rule_the_hand_satisfies_and_a_player_would_name(seed):
+    from squeeze.engine.bidding.interpreter import _holds, _offered
+
+    b = get_bidder("sayc")
+    for hand, a, vul in _auctions(b, seed, deals=8):
+        ch = b.choose(hand, a, vul)
+        calls = tuple(a.calls)
+        parity = (int(a.dealer) + len(calls)) & 1
+        cands = b.candidates(a.dealer, calls, vul, parity)
+        env = b._env(hand, a.dealer, calls, vul, parity)
+        listed = [str(ch.call)]
+        for call, rule_id, text in ch.alternatives:
+            (c,) = [c for c in cands if c.rule.id == rule_id and c.call == call]
+            assert _holds(c, dict(env)), (str(hand), str(a), rule_id)  # its ``when`` holds for this hand
+            spec = c.rule.spec
+            assert _offered(c) and not c.rule.trivial_when and not spec.fallback
+            assert spec.group not in ("defaults", "values", "escape") and spec.priority >= 10
+            assert cands.index(c) > [x.rule.id for x in cands].index(ch.rule_id)  # tried after the call made
+            assert text == c.explanation() and str(call) not in listed
+            listed.append(str(call))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -152,14 +153,58 @@ def test_card_player_plays_legal_cards_with_reasons():
         d = player.choose(play, rng)
         assert d.card in play.legal_cards() and d.seat == play.next_seat
         if d.selector == "alphamu":
-            assert d.reason.startswith("αμ M=") and "worlds" in d.reason and "to make" in d.reason
+            assert re.search("[Mm]akes? the contract", d.reason) and f"{d.worlds} layout" in d.reason
+            assert d.tricks is not None and f"{d.tricks:.1f} of the" in d.reason
         elif d.selector == "pimc":
-            assert d.seat in (Seat.EAST, Seat.WEST) and "to defeat" in d.reason
+            assert d.seat in (Seat.EAST, Seat.WEST) and re.search("[Bb]eats? (it|the contract)", d.reason)
+        assert not re.search(r"PIMC|αμ|M=|worlds", d.reason), d.reason  # a bridge player's words
         seen.add((d.seat, d.selector))
         play = play.then(d.card)
     # Dummy's cards are chosen by declarer's αμ; defenders use PIMC.
     assert (Seat.NORTH, "alphamu") in seen or (Seat.NORTH, "forced") in seen
     assert any(sel == "pimc" for _, sel in seen)
+
+
+def test_every_kind_of_card_reason_reads_in_bridge_words():
+    from squeeze.engine.play.card_player import _notes, fallback_card, forced_reason, search_reason
+
+    c = Card.parse
+    bits = lambda *cards: sum(1 << c(x).index for x in cards)  # noqa: E731
+    spades = 3
+    reasons = {
+        "only": forced_reason(c("S2"), bits("S2"), (c("S9").index,), spades),
+        "follow": forced_reason(c("H2"), bits("H2", "H3"), (c("H9").index,), spades),
+        "ruff": forced_reason(c("S2"), bits("S2", "S3"), (c("H9").index,), spades),
+        "discard": forced_reason(c("D2"), bits("D2", "D3"), (c("H9").index,), spades),
+        "lead": forced_reason(c("DK"), bits("DK", "DQ"), (), spades),
+        "make": search_reason(declaring=True, objective="make", worlds=20, goal=0.65, tricks=9.24, tricks_left=13,
+                              ahead=3),
+        "beat": search_reason(declaring=False, objective="make", worlds=13, goal=0.4, tricks=3.81, tricks_left=4),
+        "tricks": search_reason(declaring=False, objective="tricks", worlds=13, goal=0.4, tricks=3.81, tricks_left=4),
+        "sure": search_reason(declaring=True, objective="make", worlds=20, goal=1.0, tricks=10.5, tricks_left=13),
+        "hopeless": search_reason(declaring=True, objective="make", worlds=20, goal=0.0, tricks=7.5, tricks_left=13),
+        "lead_search": search_reason(declaring=False, objective="make", worlds=20, goal=0.3, tricks=3.1,
+                                     tricks_left=13, opening_lead=True),
+        "no_time": fallback_card(bits("H2", "H5", "SA"), (c("H9").index,))[1],
+        "notes": _notes(True, "exact call tests") + _notes(False, "opponents' bidding"),
+    }
+    assert reasons["only"] == "Only card"
+    assert reasons["follow"] == "Cards of equal value: follows suit with the lowest"
+    assert reasons["ruff"].endswith("ruffs with the lowest") and reasons["discard"].endswith("discards the lowest")
+    assert reasons["lead"] == "Cards of equal value: leads the top one"
+    assert reasons["make"] == ("Best chance to make the contract: makes in 65 % of 20 layouts looked at "
+                               "(looking 3 of our cards ahead)")
+    assert reasons["beat"] == "Best chance to beat the contract: beats it in 40 % of 13 layouts looked at"
+    assert reasons["tricks"].startswith("Most tricks on average: 3.8 of the 4 left in 13 layouts looked at")
+    assert reasons["sure"] == ("Makes the contract in all 20 layouts looked at: the most tricks then, 10.5 of the "
+                               "13 tricks left on average")
+    assert reasons["hopeless"].startswith("No card makes the contract in any of the 20 layouts looked at")
+    assert reasons["lead_search"].startswith("Opening lead - best chance to beat the contract: beats it in 30 %")
+    assert reasons["no_time"] == "No time left to think: the lowest card of the suit led"
+    assert reasons["notes"] == (" (cut short: the time ran out) (layouts found only with the finer points of the "
+                                "bidding set aside) (layouts found only with the opponents' bidding set aside)")
+    for kind, text in reasons.items():
+        assert not re.search(r"PIMC|αμ|alpha|M=|worlds?\b|DD\b|double.dummy", text), (kind, text)
 
 
 def test_card_player_uniform_worlds_setting():

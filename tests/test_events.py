@@ -17,7 +17,8 @@ from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Seat
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.robot.events import (
-    EVENT_SCHEMA, EventError, EventPublisher, TableFeed, board_events, call_event, parse_event, parse_mqtt_url,
+    EVENT_SCHEMA, RETAINED, EventError, EventPublisher, TableFeed, board_events, call_event, parse_event,
+    parse_mqtt_url,
     result_event, summary_event, table_id, topic_segment,
 )
 from squeeze.robot.tm.store import STORE_FILE, ResultsStore
@@ -42,7 +43,10 @@ def played_board(board: int = 5, seed: int = 1) -> BoardRecord:
 
 
 def expected_kinds(record: BoardRecord) -> list[str]:
-    cards = [k for _ in range(13) for k in ("card",) * 4 + ("trick",)] if record.play else []
+    """Dummy's hand follows the opening lead and every trick but the last."""
+    cards = []
+    for t in range(13 if record.play else 0):
+        cards += ["card"] + ["dummy"] * (t == 0) + ["card"] * 3 + ["trick"] + ["dummy"] * (t < 12)
     return ["board"] + ["call"] * len(record.auction.calls) + cards + ["deal", "result", "summary"]
 
 
@@ -61,6 +65,13 @@ def check_board(events, record: BoardRecord) -> None:
         assert [(t.leader, t.winner) for t in events if t.kind == "trick"] == [
             (leader.letter, winner.letter) for leader, _cards, winner in play.tricks]
         assert events[-4].tricks_ns + events[-4].tricks_ew == 13
+        dummies = [e for e in events if e.kind == "dummy"]
+        dummy = play.public.dummy
+        assert {(d.seat, d.hand, d.contract, d.declarer) for d in dummies} == {
+            (dummy.letter, str(record.deal[dummy]), str(record.contract), play.public.declarer.letter)}
+        players = play.public.players
+        gone = [[str(c) for c, s in zip(record.play[:n], players) if s == dummy] for n in [1, *range(4, 52, 4)]]
+        assert [d.played for d in dummies] == gone  # dummy's cards played so far, each time
     deal, result = events[-3], events[-2]
     assert deal.deal == record.deal.to_pbn()
     assert result.board_record() == record and result.score_ns == record.score_ns()
@@ -103,6 +114,13 @@ def test_bad_payloads_are_refused_with_the_reason():
     assert card["kind"] == "card"
     with pytest.raises(EventError, match="cannot be in trick"):
         parse_event(json.dumps({**card, "trick": card["trick"] + 1}))
+    dummy = json.loads(next(e for e in board_events("E", "t", played_board()) if e.kind == "dummy").to_json())
+    assert dummy["seat"] == "W" and dummy["declarer"] == "E" and dummy["played"] == []  # after the opening lead
+    for bad, message in [({"seat": "N"}, "not declarer E's partner"), ({"declarer": "N"}, "not declared by N"),
+                         ({"hand": "AKQ.AKQ.AKQ.AKQ"}, "12 cards"), ({"played": ["SA"]}, "not cards of dummy's"),
+                         ({"played": ["S4", "S4"]}, "once each"), ({"contract": "8NE"}, "contract")]:
+        with pytest.raises(EventError, match=message):
+            parse_event(json.dumps({**dummy, **bad}))
     result = json.loads(result_event("E", "t", played_board()).to_json())
     result["record"]["play"][3] = result["record"]["play"][2]  # a card played twice
     with pytest.raises(EventError, match="bad result event: record"):
@@ -116,7 +134,7 @@ def test_topics_qos_retain_and_broker_addresses():
     assert by_kind["call"].topic("x") == "x/Spring Cup/a_b.Open/call"
     assert {k: (e.qos, e.retain) for k, e in by_kind.items()} == {
         "board": (0, False), "call": (0, False), "card": (0, False), "trick": (0, False), "deal": (0, False),
-        "result": (1, False), "summary": (0, True)}
+        "result": (1, False), "summary": (0, True), "dummy": (0, True)}
     assert topic_segment("") == "-" and topic_segment("a+b#c") == "a_b_c"
     assert parse_mqtt_url("mqtt://localhost:1884") == ("localhost", 1884)
     assert parse_mqtt_url("mqtt://10.0.0.1") == ("10.0.0.1", 1883)
@@ -232,14 +250,16 @@ async def test_every_event_of_every_board_arrives_in_order(tmp_path, kind):
                 assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
             await seen.wait_for(lambda evs: sum(e.kind == "summary" for e in evs) == 3)
             stats = await publisher.close()
-        # a watcher that comes later gets the table's latest summary, kept by the broker
+        # a watcher that comes later gets the table's latest summary and dummy, kept by the broker
         async with Collector(broker.port) as late:
-            await late.wait_for(lambda evs: len(evs) >= 1)
+            await late.wait_for(lambda evs: len(evs) >= 2)
             await asyncio.sleep(0.1)
             # (amqtt 0.12 sends a retained message a second time to a new client, at QoS 0, for every topic filter
             # any client ever subscribed to: the same seq twice, which watchers ignore)
-            assert {(e.kind, e.boards, e.seq) for e in late.events} == {("summary", 3, seen.events[-1].seq)}
-            assert len(late.events) == (1 if kind == "mosquitto" else 2)
+            last_dummy = [e for e in seen.events if e.kind == "dummy"][-1]
+            assert {(e.kind, e.board, e.seq) for e in late.events} == {("summary", 3, seen.events[-1].seq),
+                                                                       ("dummy", 3, last_dummy.seq)}
+            assert len(late.events) == (2 if kind == "mosquitto" else 4)
     records = stored(tmp_path / "run")
     assert [r.board for r in records] == [1, 2, 3]
     table = table_id("NS team")
@@ -312,8 +332,9 @@ async def test_a_broker_killed_mid_board_neither_stops_nor_slows_the_table_and_p
     assert any(line["event"] == "events.dropped" for line in logs)
     assert any(line["event"] == "events.broker_unreachable" for line in logs)
     assert [line["dropped"] for line in logs if line["event"] == "events.closed"] == [stats.dropped]
-    # what was published arrived in order, with a gap where the broker was gone; the last board is whole
-    seqs = [e.seq for e in seen.events]
+    # what was published arrived in order, with a gap where the broker was gone; the last board is whole (the
+    # kinds the broker keeps come first on a new subscription, one per topic, in the broker's order, not seq's)
+    seqs = [e.seq for e in seen.events if e.kind not in RETAINED]
     assert seqs == sorted(set(seqs)) and len(seqs) < seqs[-1]
     boards = by_board(seen.events, table_id("NS team"))
     check_board(boards[BOARDS], records[-1])

@@ -5,7 +5,7 @@ auction, finishing the auction in each world with the rule database for all four
 contract double dummy:
 
 1. **Candidates** (``BorelBidder.options``): the rules' call, the other calls whose rules this hand also satisfies
-   (the interpreter's alternatives; rules marked ``simulate`` are such calls by design), and *sane neighbours*: one
+   (``BidChoice.matching``: every later rule that holds; rules marked ``simulate`` are such calls by design), and *sane neighbours*: one
    level more or the game in a strain our side has shown, or pass instead of a non-forcing bid. A neighbour that our
    system reads as conventional is left out (partner would answer a question we did not mean to ask). One sane
    candidate: no simulation, the rules' call costs nothing extra (most calls).
@@ -224,8 +224,9 @@ class BorelBidder:
                 return
             out.append(call)
 
-        # close calls: the other rules this hand satisfies here (natural ones)
-        for call, rule_id, _text in rules.alternatives:
+        # close calls: the other rules this hand satisfies here (natural ones; every matching rule, not only
+        # those offered to a reader as alternatives: a value layer's game is a close call to weigh)
+        for call, rule_id, _text in rules.matching:
             try:
                 alt = self.ours.system.rule(rule_id).spec
             except KeyError:

@@ -24,7 +24,7 @@ from ..scoring import GAME_LEVEL
 
 from .features import features_of
 from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges,
-                    possible_with, strength_range)
+                    hcp_sufficient, possible_with, strength_range)
 
 __all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "CallReading"]
 
@@ -134,12 +134,17 @@ class BidChoice:
     explanation: str
     alert: bool
     force: str
-    alternatives: tuple[tuple[Call, str, str], ...]  # (call, rule id, explanation) of other matching candidates
+    #: (call, rule id, explanation) of the other calls this hand fits as well, as a player would name them (see
+    #: ``Bidder.choose``): shown to people ("also possible")
+    alternatives: tuple[tuple[Call, str, str], ...]
     cut_short: bool = False  # the deadline stopped the search for a rule (the explanation says so)
     # What a simulation did on the way (``engine.bidding.borel``), for whoever runs the engine to log: the override
     # of the rules' call (a ``BorelOverride``, or None) and the rungs its sampler gave up (``play.relax.Relaxation``).
     override: object = None
     relaxations: tuple = ()
+    #: every later candidate whose ``when`` holds, fallbacks and generic layers included: the raw material a
+    #: simulation (``borel``) draws its close calls from, with filters of its own
+    matching: tuple[tuple[Call, str, str], ...] = ()
 
     def describe(self) -> str:
         tags = [self.force.replace("_", " ")] if self.force != "none" else []
@@ -478,6 +483,12 @@ class Bidder:
                deadline: float | None = None) -> BidChoice:
         """The call ``hand`` makes now, why, and the other calls whose rules this hand also satisfies.
 
+        ``alternatives`` lists, after the call, the other calls a player would name as alternatives: a later rule
+        whose ``when`` holds for this hand and that describes it (``_offered``) - never a catch-all or a last
+        resort, and never a rule the hand reaches only because nothing excluded it (``1C``, "opening hand", with
+        26 HCP: the strong ``2C`` before it takes every hand of 22 HCP or more). ``matching`` keeps every later
+        rule that holds, for a simulation.
+
         ``deadline`` (absolute, ``time.monotonic()``) is read between candidates: when it passes before a rule
         holds, the call is a pass (always legal) marked ``cut_short``; once the call is found, only the search for
         alternatives can be cut short."""
@@ -486,9 +497,12 @@ class Bidder:
         parity = (int(dealer) + len(calls)) & 1
         cands = self.candidates(dealer, calls, vul, parity)
         env = self._env(hand, dealer, calls, vul, parity)
+        hcp_bit = 1 << env["hcp"]
         chosen = None
         alts: list[tuple[Call, str, str]] = []
-        seen = set()
+        matching: list[tuple[Call, str, str]] = []
+        seen, offered = set(), set()
+        claimed = 0  # the HCP counts an earlier candidate takes on strength alone
         cut = False
         for c in cands:
             if deadline is not None and time.monotonic() >= deadline:
@@ -501,15 +515,21 @@ class Bidder:
                 if chosen is None:
                     chosen = c
                     seen.add(c.call)
+                    offered.add(c.call)
                     if not alternatives:
                         break
-                elif c.call not in seen:
-                    seen.add(c.call)
-                    alts.append((c.call, c.rule.id, c.explanation()))
+                else:
+                    if c.call not in seen:
+                        seen.add(c.call)
+                        matching.append((c.call, c.rule.id, c.explanation()))
+                    if c.call not in offered and not claimed & hcp_bit and _offered(c):
+                        offered.add(c.call)
+                        alts.append((c.call, c.rule.id, c.explanation()))
+                claimed |= _hcp_claim(c.rule)
         assert chosen is not None  # the synthetic pass always holds
         spec = chosen.rule.spec
         why = chosen.explanation() + (" (alternatives cut short by the deadline)" if cut else "")
-        return BidChoice(chosen.call, spec.id, why, spec.alert, spec.force, tuple(alts), cut)
+        return BidChoice(chosen.call, spec.id, why, spec.alert, spec.force, tuple(alts), cut, tuple(matching))
 
     def first_call(self, hand: Hand, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> Call:
         """The exact meaning test: the call of the first candidate whose ``when`` holds for ``hand``."""
@@ -569,6 +589,33 @@ class Bidder:
 
 #: Rule groups that apply to any auction (last-resort layers): they never make a family "written for" an auction.
 _GENERIC_GROUPS = ("defaults", "values", "escape", "invitations")
+#: Rules a player never names as an alternative to another rule's call: the generic layers that catch what the
+#: system's own rules leave (defaults, values, escape; the invitations layer is a real choice) and, below this
+#: priority, a family's closing rules (its pass, "no better bid").
+_NOT_OFFERED_GROUPS = ("defaults", "values", "escape")
+_OFFERED_PRIORITY = 10
+
+
+def _offered(c: Candidate) -> bool:
+    """Whether a rule whose ``when`` holds is an alternative a player would name (its strength aside: see
+    ``choose``): not a catch-all (a ``when`` always true, the synthetic pass), not a generic layer, not a closing
+    rule of low priority, not a rule marked ``fallback``."""
+    spec = c.rule.spec
+    return not (c.rule.trivial_when or spec.id.startswith("__") or spec.fallback
+                or spec.group in _NOT_OFFERED_GROUPS or spec.priority < _OFFERED_PRIORITY)
+
+
+_CLAIMS: dict = {}
+
+
+def _hcp_claim(rule: CompiledRule) -> int:
+    """``rules.hcp_sufficient`` of the rule's ``when``, once per rule."""
+    hit = _CLAIMS.get(id(rule))
+    if hit is not None and hit[0] is rule:
+        return hit[1]
+    claim = hcp_sufficient(rule.when_tree)
+    _CLAIMS[id(rule)] = (rule, claim)
+    return claim
 
 _ESCAPE_NOTE = (" [escape guard: a pass would leave our side doubled in a strain its calls never showed, so every "
                 "natural bid is tried first]")

@@ -31,7 +31,8 @@ decides for a hand. Both are restricted Python expressions, checked at load agai
 ``features.FEATURE_NAMES`` / ``FUNCTION_NAMES``; auction state: ``STATE_NAMES``). Top-level ``and`` terms of
 ``when`` that name no hand feature are moved to ``require`` at load, so a call is never read as an instance no hand
 could make. ``[macros]`` holds named sub-expressions; ``shows`` (an expression) names the suit an artificial call
-shows; ``simulate`` marks calls a simulation bidder may weigh against the other matching candidates.
+shows; ``simulate`` marks calls a simulation bidder may weigh against the other matching candidates; ``fallback``
+marks a last resort ("nothing better to bid"), never offered as an alternative to another rule's call.
 
 The engine reads no file: ``parse_system(text, name, origin)`` compiles a system's TOML text. Finding the packaged
 systems and reading files is the configuration's job (``squeeze.config.bidding.load_system``).
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from .interpreter import Bidder
 
 __all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "parse_system",
-           "encode"]
+           "encode", "hcp_sufficient"]
 
 MAJOR_VARS = "MO"
 MINOR_VARS = "mn"
@@ -110,6 +111,9 @@ class RuleSpec(BaseModel):
     # Open to simulation: a Borel bidder may weigh this call against the other matching candidates instead of
     # taking the first (GIB's "close" alternatives). The rule interpreter alone ignores it.
     simulate: bool = False
+    # A last resort ("nothing better to bid"): the call is made only because no rule before it fits, so its
+    # explanation is false for a hand that another rule fits, and it is never offered as an alternative.
+    fallback: bool = False
 
     @field_validator("call")
     @classmethod
@@ -337,6 +341,42 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
 
     term(tree.body)
     return (hcp[0], hcp[1]), [(lo, hi) for lo, hi in lens]
+
+
+HCP_ALL = (1 << 38) - 1  #: every HCP count, 0..37, as a bitmask
+
+
+def hcp_sufficient(tree: ast.Expression) -> int:
+    """The HCP counts (a bitmask over 0..37) for which a ``when`` expression holds whatever else the hand and the
+    auction are: what the rule takes on strength alone (``hcp >= 22 or (...)`` takes 22 and up). Only ``and``,
+    ``or``, the constant ``True`` and comparisons of ``hcp`` with integer constants count; anything else claims
+    nothing, so the result is always a subset of the hands the expression accepts."""
+    def claim(node) -> int:
+        if isinstance(node, ast.BoolOp):
+            parts = [claim(v) for v in node.values]
+            out = 0 if isinstance(node.op, ast.Or) else HCP_ALL
+            for p in parts:
+                out = out | p if isinstance(node.op, ast.Or) else out & p
+            return out
+        if isinstance(node, ast.Constant) and node.value is True:
+            return HCP_ALL
+        if isinstance(node, ast.Name) and node.id == "True":
+            return HCP_ALL
+        if isinstance(node, ast.Compare):
+            links = list(_constant_comparisons(node))
+            if len(links) != len(node.ops):
+                return 0  # a link between two hand features: not decided by strength alone
+            out = HCP_ALL
+            for side, op, k in links:
+                if not (isinstance(side, ast.Name) and side.id == "hcp"):
+                    return 0
+                ok = {ast.GtE: lambda h: h >= k, ast.Gt: lambda h: h > k, ast.LtE: lambda h: h <= k,
+                      ast.Lt: lambda h: h < k, ast.Eq: lambda h: h == k}[type(op)]
+                out &= sum(1 << h for h in range(38) if ok(h))
+            return out
+        return 0
+
+    return claim(tree.body)
 
 
 _UNKNOWN = object()  # a value that depends on the hand (or anything else not known yet)

@@ -38,8 +38,8 @@ from .pimc import pimc_choose
 from .position import Root, equivalence_reps
 from .relax import Relaxation, RelaxingSampler
 
-__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out", "fallback_card", "SAMPLING_SHARE",
-           "EVIDENCE_SHARE"]
+__all__ = ["PlaySettings", "PlayDecision", "CardPlayer", "play_out", "fallback_card", "forced_reason", "search_reason",
+           "SAMPLING_SHARE", "EVIDENCE_SHARE"]
 
 Selector = Literal["alphamu", "pimc"]
 
@@ -108,6 +108,7 @@ class PlayDecision:
     seconds: float = 0.0
     cut_short: bool = False  # the deadline stopped a stage before it finished (the reason says so)
     relaxations: tuple[Relaxation, ...] = ()  # the rungs of the relaxation ladder given up for this decision
+    tricks: float | None = None  # the mover's side's mean tricks from here (current trick included), by the search
 
 
 @dataclass
@@ -136,10 +137,74 @@ def fallback_card(hand: int, trick: tuple[int, ...]) -> tuple[Card, str]:
     legal = legal_mask(hand, trick)
     if trick and legal & SUIT_MASKS[trick[0] // 13]:
         low = legal & -legal
-        return Card.from_index(low.bit_length() - 1), "no time to search: lowest card of the suit led"
+        return Card.from_index(low.bit_length() - 1), "No time left to think: the lowest card of the suit led"
     longest = max((legal & m for m in SUIT_MASKS), key=int.bit_count)
     low = longest & -longest
-    return Card.from_index(low.bit_length() - 1), "no time to search: lowest card of the longest suit"
+    return Card.from_index(low.bit_length() - 1), "No time left to think: the lowest card of the longest suit"
+
+
+# --- reasons, in a bridge player's words ---------------------------------------------------------------------------
+# One wording per kind of decision; the figures stay in the text and in ``PlayDecision``'s fields (worlds, goal, m,
+# tricks) for logs. A sampled world is a "layout" (of the unseen cards); αμ's M, the declaring side's cards it plans
+# as one line in every layout at once, is how many "of our cards" it looks ahead.
+
+
+def forced_reason(card: Card, legal: int, trick: tuple[int, ...], trump: int) -> str:
+    """A card played without a search: the only legal card, or one of legal cards that are all equal."""
+    if legal.bit_count() == 1:
+        return "Only card"
+    if not trick:
+        return "Cards of equal value: leads the top one"
+    if card.suit == trick[0] // 13:
+        return "Cards of equal value: follows suit with the lowest"
+    if int(card.suit) == trump:
+        return "Cards of equal value: ruffs with the lowest"
+    return "Cards of equal value: discards the lowest"
+
+
+def search_reason(*, declaring: bool, objective: str, worlds: int, goal: float | None, tricks: float | None,
+                  tricks_left: int, ahead: int = 1, opening_lead: bool = False) -> str:
+    """A card chosen by looking at ``worlds`` layouts: the chance that the mover's side reaches its goal
+    (``goal``: make, or beat, the contract), its mean ``tricks`` of the ``tricks_left``, and for the declaring
+    side's deeper search how many of its cards it looked ``ahead``."""
+    aim = "make the contract" if declaring else "beat the contract"
+    layouts = f"{worlds} layout{'' if worlds == 1 else 's'} looked at"
+    on_average = "" if tricks is None else f"{tricks:.1f} of the {tricks_left} tricks left on average"
+    if goal is None or objective == "tricks":
+        head = "Most tricks on average"
+        text = f"{tricks or 0:.1f} of the {tricks_left} left in {layouts}"
+        if goal is not None:
+            text += f"; {_percent(goal)} to {aim}"
+    elif goal >= 0.9995:  # every card this good is tied on the goal: the tricks chose
+        every = "the one layout looked at" if worlds == 1 else f"all {layouts}"
+        head = f"{'Makes' if declaring else 'Beats'} the contract in {every}"
+        text = "the most tricks then" + (f", {on_average}" if on_average else "")
+    elif goal <= 0.0005:
+        some = "the one layout looked at" if worlds == 1 else f"any of the {layouts}"
+        head = f"No card {'makes' if declaring else 'beats'} the contract in {some}"
+        text = "the most tricks instead" + (f", {on_average}" if on_average else "")
+    else:
+        head = f"Best chance to {aim}"
+        text = f"{'makes' if declaring else 'beats it'} in {_percent(goal)} of {layouts}"
+    if ahead > 1:
+        text += f" (looking {ahead} of our cards ahead)"
+    return (f"Opening lead - {head[0].lower()}{head[1:]}" if opening_lead else head) + ": " + text
+
+
+def _percent(p: float) -> str:
+    return f"{round(100 * p)} %"
+
+
+def _notes(cut_short: bool, relaxed: str) -> str:
+    """What a reason adds when the deadline cut the decision short or the auction's constraints were relaxed
+    (``relax.Rung.dropped``: what the layouts had to leave out)."""
+    aside = _SET_ASIDE.get(relaxed, relaxed)
+    return ((" (cut short: the time ran out)" if cut_short else "")
+            + (f" (layouts found only with {aside} set aside)" if relaxed else ""))
+
+
+_SET_ASIDE = {"exact call tests": "the finer points of the bidding", "opponents' bidding": "the opponents' bidding",
+              "opponents' and partner's bidding": "the opponents' and partner's bidding"}
 
 
 class CardPlayer:
@@ -299,8 +364,8 @@ class CardPlayer:
         reps = equivalence_reps(legal, hand, alive, top=not trick)
         if reps.bit_count() == 1:
             card = Card.from_index(reps.bit_length() - 1)
-            why = "forced" if legal.bit_count() == 1 else "equal cards"
-            return PlayDecision(card, why, mover, "forced", seconds=time.monotonic() - t0)
+            return PlayDecision(card, forced_reason(card, legal, trick, int(play.trump)), mover, "forced",
+                                seconds=time.monotonic() - t0)
 
         got = _new_worlds()
 
@@ -322,6 +387,7 @@ class CardPlayer:
         worlds = tuple(tuple(int(b) & ~played for b in row) for row in masks)
         need = play.contract.tricks_needed - play.declarer_tricks
         tricks_left = 13 - len(play.tricks)
+        words = dict(declaring=declaring, tricks_left=tricks_left, opening_lead=not play.cards)
         target = max(0, min(need, tricks_left + 1))
         root = Root(int(play.trump), int(play.leader), trick, worlds, tuple(float(w) for w in weights),  # type: ignore[arg-type]
                     int(play.declarer), target)
@@ -333,27 +399,28 @@ class CardPlayer:
                                       early_cut=st.early_cut, min_cut=st.early_cut)
                 r = alphamu_choose(root, self.oracle, opts, search_by)
                 cut = got.cut_short or r.cut_short
-                reason = f"αμ M={r.m}, {r.worlds} worlds: {r.mu:.0%} to make" + _notes(cut, got.relaxed)
+                tricks = next((v.tricks for v in r.values if v.card == r.card), None)
+                reason = search_reason(objective="make", worlds=r.worlds, goal=r.mu, tricks=tricks, ahead=r.m,
+                                       **words) + _notes(cut, got.relaxed)
                 return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
-                                    time.monotonic() - t0, cut, tuple(got.relaxations))
+                                    time.monotonic() - t0, cut, tuple(got.relaxations), tricks)
             p = pimc_choose(root, self.oracle, self.settings.objective, search_by)
         except DeadlineReached:
             return fallback(got.relaxed)
-        goal = "make" if declaring else "defeat"
         b = p.best
         cut = got.cut_short or p.cut_short
-        reason = f"PIMC, {p.worlds} worlds: {b.goal:.0%} to {goal}, {b.tricks:.1f} tricks" if b else "forced"
+        if b is None:  # one class of cards after all: nothing was scored
+            reason = forced_reason(p.card, legal, trick, int(play.trump))
+        else:
+            reason = search_reason(objective=self.settings.objective, worlds=p.worlds, goal=b.goal, tricks=b.tricks,
+                                   **words)
         return PlayDecision(p.card, reason + _notes(cut, got.relaxed), mover, "pimc", p.worlds,
-                            b.goal if b else None, 1, p.card, time.monotonic() - t0, cut, tuple(got.relaxations))
+                            b.goal if b else None, 1, p.card, time.monotonic() - t0, cut, tuple(got.relaxations),
+                            b.tricks if b else None)
 
 
 def _new_worlds() -> _Worlds:
     return _Worlds(np.zeros((0, 4), dtype=np.uint64), np.zeros(0))
-
-
-def _notes(cut_short: bool, relaxed: str) -> str:
-    """What a decision's reason adds when the deadline cut it short or the auction's constraints were relaxed."""
-    return (" (cut short by the deadline)" if cut_short else "") + (f" (relaxed: {relaxed})" if relaxed else "")
 
 
 def play_out(play: Play, player: CardPlayer,
