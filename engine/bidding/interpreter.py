@@ -529,7 +529,7 @@ class Bidder:
         assert chosen is not None  # the synthetic pass always holds
         spec = chosen.rule.spec
         why = chosen.explanation() + (" (alternatives cut short by the deadline)" if cut else "")
-        return BidChoice(chosen.call, spec.id, why, spec.alert, spec.force, tuple(alts), cut, tuple(matching))
+        return BidChoice(chosen.call, spec.id, why, spec.alert, spec.force, tuple(alts), cut, matching=tuple(matching))
 
     def first_call(self, hand: Hand, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> Call:
         """The exact meaning test: the call of the first candidate whose ``when`` holds for ``hand``."""
