@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import structlog
-from pydantic import ValidationError
 
 from squeeze.config.settings import SelfPlaySettings, SettingsError, available_presets, engine_params, load_settings
 from squeeze.engine.cards import BridgeError
@@ -86,9 +85,6 @@ def load_team(spec: str, *, seed: int, config_file: Optional[str] = None, preset
             raise SelfPlayError(f"team {spec!r} is neither a preset ({', '.join(available_presets())}) nor a "
                                 "TOML settings file")
         return Team(name, spec, engine_params(settings))
-    except ValidationError as exc:
-        raise SelfPlayError(f"team {spec}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                                         for e in exc.errors())) from None
     except (OSError, SettingsError, BridgeError) as exc:
         raise SelfPlayError(f"team {spec}: {exc}") from None
 
