@@ -38,6 +38,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import logging
+import os
 import threading
 import time
 import uuid
@@ -484,6 +486,11 @@ class TableFeed:
 # --- the broker inside the process ----------------------------------------------------------------------------
 
 
+class _DropRecords(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
 class EmbeddedBroker:
     """An amqtt broker in this asyncio loop (``--mqtt embedded``): MQTT 3.1.1, anonymous clients, no persistence.
     ``await start()`` returns the port it listens on (``port=0``: any free one)."""
@@ -500,10 +507,20 @@ class EmbeddedBroker:
                   # only the authentication plugin: amqtt's default set also logs every packet and publishes $SYS
                   "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
         broker = Broker(config)
+        # amqtt logs its own traceback of a failed start (to stderr, through logging's last resort); the error we
+        # raise says it in one line instead
+        quiet = _DropRecords()
+        broker.logger.addFilter(quiet)
         try:
             await broker.start()
         except Exception as exc:  # amqtt wraps the bind error (address in use) in its own BrokerError
-            raise OSError(f"the embedded MQTT broker cannot listen on {self.host}:{self.port}: {exc}") from None
+            cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+            errno = getattr(cause, "errno", None)
+            reason = os.strerror(errno) if errno and errno > 0 else getattr(cause, "strerror", None) or str(cause)
+            raise OSError(f"the embedded MQTT broker cannot listen on {self.host}:{self.port}: {reason.lower()} "
+                          "(another broker there? set [mqtt] port, or SQUEEZE_MQTT__PORT)") from None
+        finally:
+            broker.logger.removeFilter(quiet)
         self._broker = broker
         # amqtt has no public accessor for the bound address; its listener wraps an asyncio Server
         server = broker._servers["default"].instance

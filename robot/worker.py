@@ -14,7 +14,10 @@ beliefs of the board in progress.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import signal
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -48,7 +51,23 @@ class Decision:
     worlds: int = 0
 
 
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while a worker process starts, so that it inherits "ignored" (Python keeps a disposition its
+    parent changed): Ctrl-C at a terminal reaches the whole process group, and the parent, not the worker, answers
+    it (the worker is stopped by its parent; no KeyboardInterrupt traceback from it, even in its start-up)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_main(conn: Connection, params: PlayerParams) -> None:  # pragma: no cover - runs in the child process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (inherited already; set again for a worker started otherwise)
     player = Player(params)
     player.prepare()  # the bidding system and the solver, before the first deadline rather than on its time
     conn.send(("ready",))
@@ -101,7 +120,8 @@ class DecisionWorker:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.params), daemon=True,
                                  name="squeeze-decisions")
-        proc.start()
+        with _sigint_ignored():
+            proc.start()
         child.close()
         self._proc, self._conn = proc, parent
         try:
