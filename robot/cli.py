@@ -3,39 +3,98 @@
 Commands that run the engine take ``--config FILE``, ``--preset NAME`` and engine flags (``--worlds``, ``--selector``,
 ...) that default to "from settings": a flag given on the command line is the highest layer of
 ``squeeze.config.settings.load_settings``, and the engine is built from ``engine_params`` of the result, so no
-option here holds a default of its own. Logs (structlog, ``squeeze.robot.logs``) go to standard error only.
+option here holds a default of its own (its help shows the settings' default). Logs (structlog,
+``squeeze.robot.logs``) go to standard error only.
+
+Start-up: this module imports typer and the standard library only. A command imports what it needs when it runs,
+the settings flags' help (which shows each default, from the settings models) is built only for the command being
+run, and ``app()`` builds only that command (the others are listed by name and summary): ``squeeze score --help``
+does not load the engine.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import sys
-from typing import Annotated, Any, Callable, Optional
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
-from pydantic import ValidationError
 
-from squeeze.config.settings import (
-    LogSettings, MqttSettings, Settings, SettingsError, available_presets, load_settings,
-)
-from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
-from squeeze.robot.logs import configure_logging
+if TYPE_CHECKING:
+    from squeeze.config.settings import MqttSettings, Settings
 
-app = typer.Typer(
+
+class _Squeeze(typer.Typer):
+    """The app, building only the command being run: every other command becomes a stand-in with its name and
+    summary (enough for ``squeeze --help`` and for a misspelt command's suggestions), so that its options' help,
+    which reads the settings' defaults, is never built. ``typer.main.get_command(app)`` builds them all."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        argv = kwargs.get("args", args[0] if args else None)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        wanted = next((a for a in argv if not a.startswith("-")), None)
+        every = list(self.registered_commands)
+        self.registered_commands = [c if _command_name(c) == wanted else _stand_in(c) for c in every]
+        try:
+            return super().__call__(*args, **kwargs)
+        except KeyboardInterrupt:  # Ctrl-C while a command starts up (a running command answers it itself)
+            typer.echo("squeeze: interrupted", err=True)
+            sys.exit(130)
+        finally:
+            self.registered_commands = every
+
+
+def _command_name(info: Any) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+def _stand_in(info: Any) -> Any:
+    from typer.models import CommandInfo
+
+    def stand_in() -> None:  # pragma: no cover - never invoked: the command run is always the real one
+        pass
+
+    return CommandInfo(_command_name(info), callback=stand_in, help=inspect.getdoc(info.callback) or "",
+                       short_help=info.short_help, hidden=info.hidden)
+
+
+app = _Squeeze(
     add_completion=False,
     no_args_is_help=True,
     help="Squeeze: a contract-bridge robot for Blue Chip table managers, with its own double-dummy solver.",
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"squeeze {version('squeeze-bridge')}")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+            typer.echo("squeeze (not installed)")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="Print the version and exit."),
+) -> None:
     """Squeeze: a contract-bridge robot for Blue Chip table managers, with its own double-dummy solver."""
-    try:  # the [log] settings of the environment (SQUEEZE_LOG__*, SQUEEZE_CONFIG); a command's --config re-applies
+
+
+def _logs() -> None:
+    """structlog set up from the [log] settings of the environment (SQUEEZE_LOG__*, SQUEEZE_CONFIG), for a command
+    that reads no settings of its own (one that does applies its own, ``_settings``)."""
+    from squeeze.config.settings import LogSettings, load_settings
+    from squeeze.robot.logs import configure_logging
+
+    try:
         log = load_settings().log
-    except (OSError, ValueError):  # a bad SQUEEZE_CONFIG is reported by the command that reads settings
+    except (OSError, ValueError):  # a bad SQUEEZE_CONFIG is reported by the commands that read settings
         log = LogSettings()
     configure_logging(log.level, log.format)
 
@@ -46,113 +105,124 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-# Options shared by the commands that run the engine. Each engine flag is named after its [engine] settings field
-# and defaults to None: "not given, take the value from settings".
+@dataclass(frozen=True)
+class _Flag:
+    """A command-line flag for one settings key: its type, option names and help. The default shown in its help
+    is the settings' (``unset`` says what an unset key means); the flag itself defaults to None, "not given"."""
+
+    kind: type
+    opts: tuple[str, ...]
+    help: str
+    metavar: Optional[str] = None
+    unset: str = "unset"
+    extra: dict = field(default_factory=dict)
+
+
+def _flag(kind: type, opts: tuple[str, ...] | str, help: str, metavar: Optional[str] = None, *,
+          unset: str = "unset", **extra: Any) -> _Flag:
+    return _Flag(kind, (opts,) if isinstance(opts, str) else opts, help, metavar, unset, extra)
+
+
+# Options shared by the commands that run the engine.
 _SETTINGS_OPTIONS: dict[str, Any] = {
-    "config": Annotated[Optional[str], typer.Option(
-        "--config", metavar="FILE", help="TOML settings file (default: $SQUEEZE_CONFIG; see config/squeeze.toml).")],
-    "preset": Annotated[Optional[str], typer.Option(
-        "--preset", help=f"Engine preset: {', '.join(available_presets())} (default: $SQUEEZE_PRESET).")],
+    "config": _flag(str, "--config", "TOML settings file (see config/squeeze.toml: every key with its default).",
+                    "FILE", unset="$SQUEEZE_CONFIG, else none"),
+    "preset": _flag(str, "--preset", "Engine preset: {presets}.", "NAME", unset="$SQUEEZE_PRESET, else none"),
 }
+# Each engine flag is named after its [engine] settings field.
 _ENGINE_FLAGS: dict[str, Any] = {
-    "system": Annotated[Optional[str], typer.Option(
-        "--system", help="Our bidding system (config/systems/<name>.toml).")],
-    "opponents_system": Annotated[Optional[str], typer.Option(
-        "--opponents", help="The opponents' system (default: ours).")],
-    "declarer_selector": Annotated[Optional[str], typer.Option(
-        "--selector", "--declarer", help="Declaring side's card selector: alphamu or pimc.")],
-    "worlds": Annotated[Optional[int], typer.Option("--worlds", help="Worlds sampled per card decision.")],
-    "alphamu_depth": Annotated[Optional[int], typer.Option(
-        "--max-m", "--alphamu-depth", help="Deepest αμ iteration M (declarer).")],
-    "seconds_per_card": Annotated[Optional[float], typer.Option(
-        "--seconds-per-card", "--budget", help="Seconds per declarer card for αμ beyond M=1.")],
-    "seconds_per_call": Annotated[Optional[float], typer.Option(
-        "--seconds-per-call", help="Seconds per call decision.")],
-    "inference": Annotated[Optional[bool], typer.Option(
-        "--inference/--no-inference", help="Weight worlds by the cards seen.", show_default=False)],
-    "solver_memory_mib": Annotated[Optional[int], typer.Option(
-        "--solver-memory", metavar="MIB", help="Transposition-table memory of the solver, MiB.")],
-    "seed": Annotated[Optional[int], typer.Option(
-        "--seed", "-s", help="Random seed (same seed, same deal and play, unless a budget cuts an αμ search short).")],
-    "borel": Annotated[Optional[bool], typer.Option(
-        "--simulate/--no-simulate", help="Borel simulation at close calls (rules + double-dummy worlds).",
-        show_default=False)],
+    "system": _flag(str, "--system", "Our bidding system (config/systems/<name>.toml, or a path)."),
+    "opponents_system": _flag(str, "--opponents", "The opponents' system.", unset="ours"),
+    "declarer_selector": _flag(str, ("--selector", "--declarer"), "Declaring side's card selector: alphamu or pimc."),
+    "worlds": _flag(int, "--worlds", "Worlds sampled per card decision."),
+    "alphamu_depth": _flag(int, ("--max-m", "--alphamu-depth"), "Deepest αμ iteration M (declarer)."),
+    "seconds_per_card": _flag(float, ("--seconds-per-card", "--budget"),
+                              "Seconds per declarer card for αμ beyond M=1."),
+    "seconds_per_call": _flag(float, "--seconds-per-call", "Seconds per call decision."),
+    "inference": _flag(bool, "--inference/--no-inference", "Weight worlds by the cards seen."),
+    "solver_memory_mib": _flag(int, "--solver-memory", "Transposition-table memory of the solver, MiB.", "MIB"),
+    "seed": _flag(int, ("--seed", "-s"), "Random seed (same seed, same deal and play, unless a budget cuts an αμ "
+                                         "search short).", unset="a fresh one each run"),
+    "borel": _flag(bool, "--simulate/--no-simulate", "Borel simulation at close calls (rules + double-dummy worlds)."),
 }
-# [robot] flags of ``squeeze seat``, likewise defaulting to "from settings".
+# [robot] flags of ``squeeze seat``.
 _ROBOT_FLAGS: dict[str, Any] = {
-    "host": Annotated[Optional[str], typer.Option("--host", help="Table manager's host.")],
-    "port": Annotated[Optional[int], typer.Option("--port", help="Table manager's port.")],
-    "seat": Annotated[Optional[str], typer.Option("--seat", help="N, E, S, W, or ANY (connect as ANYPL).")],
-    "team": Annotated[Optional[str], typer.Option("--team", help="Our team name.")],
-    "pacing_ms": Annotated[Optional[float], typer.Option(
-        "--pacing-ms", help="Wait before each line we send (managers that mishandle lines glued together).")],
-    "dummy_card_style": Annotated[Optional[str], typer.Option(
-        "--dummy-card-style", help="Ready line for dummy's card: dummy (\"dummy's card\") or seat.")],
-    "alerts": Annotated[Optional[bool], typer.Option("--alerts/--no-alerts", help="Mark alerted calls.",
-                                                     show_default=False)],
-    "explanations": Annotated[Optional[bool], typer.Option(
-        "--explanations/--no-explanations", help="Send every call's explanation, Infos. included (on), or none "
-        "(off). Default: auto, as the manager's protocol allows (18: alerted bids only).", show_default=False)],
-    "silence_timeout_seconds": Annotated[Optional[float], typer.Option(
-        "--silence-timeout", help="Seconds of silence from the manager before giving up.")],
-    "max_reconnects": Annotated[Optional[int], typer.Option("--max-reconnects", help="Dropped connections reopened.")],
+    "host": _flag(str, "--host", "Table manager's host."),
+    "port": _flag(int, "--port", "Table manager's port."),
+    "seat": _flag(str, "--seat", "N, E, S, W, or ANY (connect as ANYPL)."),
+    "team": _flag(str, "--team", "Our team name."),
+    "pacing_ms": _flag(float, "--pacing-ms", "Wait before each line we send (managers that mishandle lines glued "
+                                             "together)."),
+    "dummy_card_style": _flag(str, "--dummy-card-style", "Ready line for dummy's card: dummy (\"dummy's card\") or "
+                                                         "seat."),
+    "alerts": _flag(bool, "--alerts/--no-alerts", "Mark alerted calls."),
+    "explanations": _flag(bool, "--explanations/--no-explanations",
+                          "Send every call's explanation, Infos. included (on), or none (off). Unset: auto, as the "
+                          "manager's protocol allows (18: alerted bids only).", unset="auto"),
+    "silence_timeout_seconds": _flag(float, "--silence-timeout", "Seconds of silence from the manager before "
+                                                                 "giving up."),
+    "max_reconnects": _flag(int, "--max-reconnects", "Dropped connections reopened."),
 }
-# [tm] flags of ``squeeze tm``, likewise defaulting to "from settings"; keys carry a ``tm_`` prefix (dropped for the
-# settings field) so that ``--host``, ``--port`` and ``--seed`` can mean the table manager's own.
-def _tm_flag(kind: type, opts: tuple[str, ...], text: str, metavar: Optional[str] = None) -> Any:
-    extra = {"show_default": False} if kind is bool else {}
-    return Annotated[Optional[kind], typer.Option(*opts, metavar=metavar, help=text, **extra)]
-
-
-_TM_FLAGS: dict[str, Any] = {f"tm_{field}": _tm_flag(*spec) for field, spec in {
-    "host": (str, ("--host",), "Address to listen on (127.0.0.1: this machine)."),
-    "port": (int, ("--port",), "Port to listen on (0: any free port)."),
-    "boards_file": (str, ("--boards",), "PBN file of the boards (dealer and vulnerability from the file).", "FILE"),
-    "boards": (int, ("--random-boards",), "Without --boards: deal boards 1..N at random.", "N"),
-    "board_range": (str, ("--board-range",), "Play only these board numbers, e.g. 1-16.", "FIRST-LAST"),
-    "seed": (int, ("--seed",), "Seed of the random deals."),
-    "rooms": (int, ("--rooms",), "1: one table per match; 2: open and closed room, same boards, seats swapped."),
-    "match_file": (str, ("--match",), "TOML file naming the matches and their teams.", "FILE"),
-    "event": (str, ("--event",), "Event name written in the results."),
-    "results_dir": (str, ("--out",), "Folder of the results store, PBN and LIN files.", "DIR"),
-    "board_seconds": (float, ("--board-seconds",), "Thinking time per side per board (WCBC: 120)."),
-    "seconds_per_call": (float, ("--seconds-per-call",), "Limit per call."),
-    "seconds_per_card": (float, ("--seconds-per-card",), "Limit per card."),
-    "time_fate": (str, ("--time-fate",), "A seat over its time: warn, force (pass / lowest card) or void (replay)."),
-    "grace_seconds": (float, ("--grace-seconds",), "Between the time warning and its fate."),
-    "hold_seconds": (float, ("--hold-seconds",), "How long a dropped seat is held before its board is voided."),
-    "send_timing": (bool, ("--timing/--no-timing",), "Send the Timing line after each board."),
-    "strict": (bool, ("--strict/--no-strict",), "Write a compliance report per connection."),
+# [tm] flags of ``squeeze tm``; keys carry a ``tm_`` prefix (dropped for the settings field) so that ``--host``,
+# ``--port`` and ``--seed`` can mean the table manager's own.
+_TM_FLAGS: dict[str, Any] = {f"tm_{k}": v for k, v in {
+    "host": _flag(str, "--host", "Address to listen on (127.0.0.1: this machine)."),
+    "port": _flag(int, "--port", "Port to listen on (0: any free port)."),
+    "boards": _flag(int, "--boards", "Boards 1..N dealt at random (without --boards-file).", "N",
+                    parser="boards_count"),
+    "boards_file": _flag(str, "--boards-file", "PBN file of the boards (dealer and vulnerability from the file).",
+                         "FILE", unset="none: random deals"),
+    "board_range": _flag(str, "--board-range", "Play only these board numbers, e.g. 1-16.", "FIRST-LAST",
+                         unset="every board"),
+    "seed": _flag(int, "--seed", "Seed of the random deals."),
+    "rooms": _flag(int, "--rooms", "1: one table per match; 2: open and closed room, same boards, seats swapped."),
+    "match_file": _flag(str, "--match", "TOML file naming the matches and their teams.", "FILE",
+                        unset="none: the first team to connect opens a match"),
+    "event": _flag(str, "--event", "Event name written in the results."),
+    "results_dir": _flag(str, "--out", "Folder of the results store, PBN and LIN files; the same command there "
+                                       "continues its run.", "DIR"),
+    "board_seconds": _flag(float, "--board-seconds", "Thinking time per side per board (WCBC: 120)."),
+    "seconds_per_call": _flag(float, "--seconds-per-call", "Limit per call."),
+    "seconds_per_card": _flag(float, "--seconds-per-card", "Limit per card."),
+    "time_fate": _flag(str, "--time-fate", "A seat over its time: warn, force (pass / lowest card) or void "
+                                           "(replay)."),
+    "grace_seconds": _flag(float, "--grace-seconds", "Between the time warning and its fate."),
+    "hold_seconds": _flag(float, "--hold-seconds", "How long a dropped seat is held before its board is voided."),
+    "send_timing": _flag(bool, "--timing/--no-timing", "Send the Timing line after each board."),
+    "compliance_report": _flag(bool, "--compliance-report/--no-compliance-report",
+                               "Write a report per connection of every line that is not canonical protocol 18."),
 }.items()}
-_MATCH_FLAGS: dict[str, Any] = {f"match_{field}": _tm_flag(*spec) for field, spec in {
-    "boards": (int, ("--boards",), "Boards in the match (each played in both rooms)."),
-    "a": (str, ("--a",), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": (str, ("--b",), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "seed": (int, ("--seed",), "Seed of the random deals."),
-    "out": (str, ("--out",), "Folder for the results store, boards.pbn, LIN and summary.json.", "DIR"),
-    "max_restarts": (int, ("--max-restarts",), "Times a robot process that dies is started again."),
-    "stall_seconds": (float, ("--stall-seconds",), "Stop a match with no board finished for this long."),
+_MATCH_FLAGS: dict[str, Any] = {f"match_{k}": v for k, v in {
+    "boards": _flag(int, "--boards", "Boards in the match (each played in both rooms).", "N"),
+    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "seed": _flag(int, "--seed", "Seed of the random deals."),
+    "out": _flag(str, "--out", "Folder of the results store, boards.pbn, LIN and summary.json; the same command "
+                               "there continues its run.", "DIR"),
+    "max_restarts": _flag(int, "--max-restarts", "Times a robot process that dies is started again."),
+    "stall_seconds": _flag(float, "--stall-seconds", "Stop a match with no board finished for this long."),
 }.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "borel",
                "seed")
-# [selfplay] flags of ``squeeze selfplay``, likewise defaulting to "from settings"; keys carry an ``sp_`` prefix.
-_SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{field}": _tm_flag(*spec) for field, spec in {
-    "a": (str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": (str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "boards": (int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
-    "seed": (int, ("--seed",), "Seed of the deals and of every robot's random choices."),
-    "workers": (int, ("--workers", "-j"), "Engines playing at once (default: one per core)."),
-    "executor": (str, ("--executor",), "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
-    "chunk_boards": (int, ("--chunk",), "Boards per task sent to a worker.", "N"),
-    "out": (str, ("--out",), "Folder of the results store and files; the same command there resumes.", "DIR"),
-    "decision_seconds": (float, ("--decision-seconds",), "Hard limit per call or card (past it: board voided)."),
-    "strict": (bool, ("--strict/--no-strict",), "Stop at the first robot error instead of voiding its board."),
-    "sprt": (str, ("--sprt",), "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
-             "M0,M1"),
-    "alpha": (float, ("--alpha",), "SPRT: chance of deciding M1 when M0 is true."),
-    "beta": (float, ("--beta",), "SPRT: chance of deciding M0 when M1 is true."),
-    "sprt_min_boards": (int, ("--sprt-min-boards",), "SPRT: no verdict before this many boards.", "N"),
+# [selfplay] flags of ``squeeze selfplay``; keys carry an ``sp_`` prefix.
+_SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{k}": v for k, v in {
+    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "boards": _flag(int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
+    "seed": _flag(int, "--seed", "Seed of the deals and of every robot's random choices."),
+    "workers": _flag(int, ("--workers", "-j"), "Engines playing at once.", unset="one per core"),
+    "executor": _flag(str, "--executor", "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
+    "chunk_boards": _flag(int, "--chunk", "Boards per task sent to a worker.", "N"),
+    "out": _flag(str, "--out", "Folder of the results store and files; the same command there continues its run.",
+                 "DIR"),
+    "decision_seconds": _flag(float, "--decision-seconds", "Hard limit per call or card (past it: board voided)."),
+    "strict": _flag(bool, "--strict/--no-strict", "Stop at the first robot error instead of voiding its board."),
+    "sprt": _flag(str, "--sprt", "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
+                  "M0,M1", unset="none: play every board"),
+    "alpha": _flag(float, "--alpha", "SPRT: chance of deciding M1 when M0 is true."),
+    "beta": _flag(float, "--beta", "SPRT: chance of deciding M0 when M1 is true."),
+    "sprt_min_boards": _flag(int, "--sprt-min-boards", "SPRT: no verdict before this many boards.", "N"),
 }.items()}
 #: Each flag group, the settings section it overrides and the prefix its names carry here (sections whose flag
 #: names would clash with the engine's carry one).
@@ -160,17 +230,105 @@ _FLAG_GROUPS = (("engine", _ENGINE_FLAGS, ""), ("robot", _ROBOT_FLAGS, ""), ("tm
                 ("match", _MATCH_FLAGS, "match_"), ("selfplay", _SELFPLAY_FLAGS, "sp_"))
 
 
-def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> Settings:
+def _default_text(value: Any, flag: _Flag) -> str:
+    """How a settings default reads in a flag's help."""
+    from pathlib import Path
+
+    if value is None:
+        return flag.unset
+    if isinstance(value, bool):  # the flag's own spelling of that state: --inference / --no-inference
+        on, _, off = flag.opts[0].partition("/")
+        return on if value else off
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Path):
+        return str(value)
+    return str(value) if value != "" else "none"
+
+
+def _boards_count(text: str) -> int:
+    """``--boards N`` (a count, as in every command); a file name given there is told where it goes now."""
+    try:
+        return int(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number of boards (a PBN file of boards is --boards-file "
+                                 "FILE)") from None
+
+
+def _option(name: str, flag: _Flag) -> Any:
+    """The typer annotation of the flag ``name`` (a key of ``_SETTINGS_OPTIONS`` or of a ``_FLAG_GROUPS`` dict),
+    its help showing the settings' default."""
+    from squeeze.config.settings import Settings, available_presets
+
+    section = next(((sec, prefix) for sec, group, prefix in _FLAG_GROUPS if name in group), None)
+    if section is None:  # --config, --preset
+        shown = flag.unset
+    else:
+        model = Settings.model_fields[section[0]].annotation
+        shown = _default_text(model.model_fields[name.removeprefix(section[1])].default, flag)
+    extra = dict(flag.extra)
+    if extra.pop("parser", None) == "boards_count":
+        extra["parser"] = _boards_count
+    text = flag.help.format(presets=", ".join(available_presets()))
+    return Annotated[Optional[flag.kind], typer.Option(  # type: ignore[name-defined]
+        *flag.opts, metavar=flag.metavar, help=f"{text} \\[default: {shown}]", show_default=False, **extra)]
+
+
+def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> "Settings":
     """Settings with ``sections`` (the flags given, by settings section) as the highest layer; exits with the reason
     on a bad layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
+    from squeeze.config.settings import SettingsError, load_settings
+    from squeeze.robot.logs import configure_logging
+
     try:
         settings = load_settings(config, preset=preset, **{k: v for k, v in sections.items() if v})
-    except ValidationError as exc:
-        fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
     except (OSError, SettingsError) as exc:
         fail(str(exc))
     configure_logging(settings.log.level, settings.log.format)
     return settings
+
+
+class _SettingsCommand:
+    """A command that takes ``--config``, ``--preset`` and settings flags (``engine_command``). Its signature, the
+    one typer reads, is built when typer asks for it (only for the command being run: ``_Squeeze``)."""
+
+    def __init__(self, fn: Callable, flags: tuple[str, ...]) -> None:
+        self._fn, self._flags = fn, flags
+        self.__name__, self.__qualname__, self.__module__ = fn.__name__, fn.__qualname__, fn.__module__
+        self.__doc__ = fn.__doc__
+        self._signature: Optional[inspect.Signature] = None
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        if self._signature is None:
+            own = []
+            for p in inspect.signature(self._fn).parameters.values():
+                if p.name in ("settings", "layers"):
+                    continue
+                annotation = p.annotation
+                if isinstance(annotation, str):  # (this module's annotations are strings: from __future__)
+                    annotation = eval(annotation, self._fn.__globals__)  # noqa: S307 - our own source text
+                own.append(p.replace(annotation=annotation))
+            specs = {**_SETTINGS_OPTIONS, **{k: v for _, group, _ in _FLAG_GROUPS for k, v in group.items()}}
+            added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                       annotation=_option(name, specs[name]))
+                     for name in (*_SETTINGS_OPTIONS, *self._flags)]
+            self._signature = inspect.Signature(own + added)
+        return self._signature
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def __call__(self, **kwargs: Any) -> Any:
+        config, preset = kwargs.pop("config"), kwargs.pop("preset")
+        flags = self._flags
+        given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
+        sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
+                    for section, group, prefix in _FLAG_GROUPS}
+        if "layers" in inspect.signature(self._fn).parameters:
+            kwargs["layers"] = {"config": config, "preset": preset, "engine": sections["engine"]}
+        return self._fn(settings=_settings(config, preset, sections), **kwargs)
 
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
@@ -180,27 +338,7 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
     (self-play builds each team from them)."""
 
     def wrap(fn: Callable) -> Callable:
-        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
-               if p.name not in ("settings", "layers")]
-        wants_layers = "layers" in inspect.signature(fn).parameters
-        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                   annotation=_SETTINGS_OPTIONS.get(name) or next(
-                                       group[name] for _, group, _ in _FLAG_GROUPS if name in group))
-                 for name in (*_SETTINGS_OPTIONS, *flags)]
-
-        @functools.wraps(fn)
-        def command(**kwargs: Any) -> Any:
-            config, preset = kwargs.pop("config"), kwargs.pop("preset")
-            given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
-            sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
-                        for section, group, prefix in _FLAG_GROUPS}
-            if wants_layers:
-                kwargs["layers"] = {"config": config, "preset": preset, "engine": sections["engine"]}
-            return fn(settings=_settings(config, preset, sections), **kwargs)
-
-        command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in own + added}
-        return command
+        return _SettingsCommand(fn, flags)  # type: ignore[return-value]
 
     return wrap
 
@@ -209,7 +347,7 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
 @engine_command("system", *_PLAY_FLAGS)
 def deal(
     settings: Settings,
-    board: int = typer.Option(1, "--board", "-b", min=1, help="Board number: sets dealer and vulnerability."),
+    board: int = typer.Option(1, "--board", min=1, help="Board number: sets dealer and vulnerability."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
     bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
     play: bool = typer.Option(False, "--play", help="Bid the board, play it out with four robot players, score it."),
@@ -224,6 +362,7 @@ def deal(
     import os
     import random
 
+    from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
     from squeeze.engine.record import BoardRecord
 
     if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
@@ -288,7 +427,7 @@ def deal(
         typer.echo("Score: 0 (passed out)")
 
 
-def _card_seats(play) -> list[Seat]:
+def _card_seats(play) -> list:
     """The hand each card of a complete ``Play`` came from, in play order."""
     return [leader.next(k) for leader, _trick, _winner in play.tricks for k in range(4)]
 
@@ -306,6 +445,7 @@ def _write_pbn(path: str, record) -> None:
 def _engine_params(settings: Settings):
     """The engine's ``PlayerParams`` for ``settings`` (exits with a clear error on a value the engine refuses)."""
     from squeeze.config.settings import engine_params
+    from squeeze.engine.cards import BridgeError
 
     try:
         return engine_params(settings)
@@ -345,7 +485,7 @@ def score(
 ) -> None:
     """Duplicate score of declarer's side (negative when the contract goes down)."""
     from squeeze.engine.auction import Contract
-    from squeeze.engine.cards import Vul
+    from squeeze.engine.cards import BridgeError, Seat, Vul
     from squeeze.engine.scoring import score as _score
 
     try:
@@ -387,6 +527,7 @@ def bid(
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
     from squeeze.engine.bidding import Bidder, BiddingSystemError
     from squeeze.engine.bidding.requests import answer_record, parse_request
+    from squeeze.engine.cards import BridgeError
 
     params = _engine_params(settings)
     try:
@@ -445,9 +586,16 @@ def pbn_cmd(
     score: bool = typer.Option(False, "--score", help="Add a Score tag to the PBN export."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first error."),
 ) -> None:
-    """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it."""
+    """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it.
+
+    Exit code 0 when every game is good; 1 when a game has errors (the good ones are still converted) or the file
+    holds no game at all (empty, truncated before its first game ends, not PBN: nothing is written); 2 on bad
+    arguments."""
+    from squeeze.engine.cards import BridgeError
     from squeeze.engine.lin import write_lin, write_lin_match
     from squeeze.engine.pbn import PbnError, encode_pbn, read_pbn, write_pbn
+
+    _logs()
 
     try:
         if path == "-":
@@ -465,6 +613,11 @@ def pbn_cmd(
         typer.echo(f"warning: {w}", err=True)
     for e in result.errors:
         typer.echo(f"error: {e}", err=True)
+    name = "standard input" if path == "-" else path
+    if not result.games:  # nothing to convert: no empty file is written, and this is not a success
+        fail(f"{name}: no game could be read (the error{'s' if len(result.errors) > 1 else ''} above); nothing written"
+             if result.errors else f"{name}: no PBN game in it (a game is a block of tags such as [Board \"1\"] "
+                                   "[Deal \"N:...\"]); nothing written", code=1)
     typer.echo(f"{len(result.games)} games read, {len(result.errors)} with errors, {len(result.warnings)} warnings")
     try:
         if export:
@@ -497,7 +650,7 @@ def play_cmd(
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
     from squeeze.engine.auction import Contract
     from squeeze.engine.board import IllegalCardError, Play
-    from squeeze.engine.cards import Card
+    from squeeze.engine.cards import BridgeError, Card, Deal
     from squeeze.engine.play.oracle import SolverUnavailable
     from squeeze.engine.play.card_player import CardPlayer, play_out
 
@@ -543,6 +696,8 @@ def protocol_lines_cmd(
     from squeeze.protocol.errors import ProtocolError
     from squeeze.protocol.messages import format as format_message, parse as parse_message
 
+    _logs()
+
     try:
         data = sys.stdin.buffer.read() if path is None else open(path, "rb").read()
     except OSError as exc:
@@ -575,23 +730,37 @@ def seat_cmd(
     """Take a seat at a Blue Chip table manager and play until it ends the session.
 
     Connects (retrying while the manager starts), answers every line, decides each call and card in a worker
-    process within the time budget, reconnects after a drop. Exit code 0 after 'End of session'; 2 refused;
-    3 unreachable; 4 the manager went silent; 5 the connection kept dropping.
+    process within the time budget, reconnects after a drop. Exit code 0 after 'End of session'; 2 refused (or
+    bad input); 3 unreachable; 4 the manager went silent; 5 the connection kept dropping; 130 interrupted
+    (Ctrl-C).
     """
     import asyncio
     from pathlib import Path
 
-    from squeeze.config.settings import engine_params
     from squeeze.robot.agent import SeatAgent, options_from_settings
 
+    if transcript is not None:  # before connecting: a path that cannot be written is the user's typo
+        try:
+            with open(transcript, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            fail(f"cannot write the transcript {transcript}: {exc.strerror or exc}")
     options = options_from_settings(settings, transcript=None if transcript is None else Path(transcript))
-    code = asyncio.run(SeatAgent(options, engine_params(settings)).run())
+    params = _engine_params(settings)
+    try:
+        code = asyncio.run(SeatAgent(options, params).run())
+    except KeyboardInterrupt:
+        typer.echo("squeeze seat: interrupted", err=True)
+        raise typer.Exit(130)
     raise typer.Exit(code)
 
 
 def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool) -> MqttSettings:
     """``[mqtt]`` with ``--mqtt URL`` applied (``mqtt://HOST:PORT`` or ``embedded``); exits with the reason on a bad
     address."""
+    from pydantic import ValidationError
+
+    from squeeze.config.settings import MqttSettings, describe_errors
     from squeeze.robot.events import EventError, parse_mqtt_url
 
     if url is None:
@@ -609,7 +778,7 @@ def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool)
     try:
         return MqttSettings(**{**settings.mqtt.model_dump(), **update})
     except ValidationError as exc:
-        fail("; ".join(f"mqtt.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+        fail(describe_errors(exc, MqttSettings, "mqtt"))
 
 
 _MQTT_HELP = ("Publish live events: mqtt://HOST:PORT (a broker), or 'embedded' (start one in this process, on the "
@@ -620,20 +789,28 @@ _MQTT_HELP = ("Publish live events: mqtt://HOST:PORT (a broker), or 'embedded' (
 @engine_command(*_TM_FLAGS)
 def tm_cmd(
     settings: Settings,
-    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out at each table's first "
-                                                        "unfinished board (give the same boards options)."),
+    resume: bool = typer.Option(False, "--resume", help="Only continue a run: refuse a --out that holds none "
+                                                        "(without it, a run there is continued too)."),
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP),
+    random_boards: Optional[int] = typer.Option(None, "--random-boards", hidden=True,
+                                                help="Deprecated spelling of --boards N."),
 ) -> None:
     """Run a Blue Chip table manager: one port, many tables, clocks, every finished board stored before the table
     moves on; PBN, LIN and summary.json under --out; live events over MQTT with --mqtt (follow them with squeeze
-    watch). Exit code 0 when every match is over, 1 when stopped by a signal (continue with --resume), 2 on bad
-    input (a read-only results folder too), 3 when a result could not be written (disk full, folder made
-    read-only): it stops at once, nothing unsaved counted; continue with --resume."""
+    watch). The same command again continues a run in --out (another run there is refused, naming what differs).
+    Exit code 0 when every match is over, 1 when stopped by a signal (the same command continues), 2 on bad input
+    (a port taken, a read-only results folder, another run in --out), 3 when a result could not be written (disk
+    full, folder made read-only): it stops at once, nothing unsaved counted; the same command continues."""
     from squeeze.robot.tm.run import RunError, run_tm
 
+    if random_boards is not None:
+        typer.secho("warning: --random-boards is deprecated and goes in the next version: say --boards "
+                    f"{random_boards}", err=True, fg=typer.colors.YELLOW)
+        if "boards" not in settings.tm.model_fields_set or settings.tm.boards == random_boards:
+            settings = settings.model_copy(update={"tm": settings.tm.model_copy(update={"boards": random_boards})})
     mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
     try:
-        code = run_tm(settings.tm, resume=resume, mqtt=mqtt_settings)
+        code = run_tm(settings.tm, resume=resume or None, mqtt=mqtt_settings)
     except RunError as exc:
         fail(str(exc))
     raise typer.Exit(code)
@@ -649,17 +826,23 @@ def match_cmd(
                                         help='Team B is another program, launched per seat: "prog {host} {port} '
                                              '{seat}" ({team} is its team name).'),
     b_external: bool = typer.Option(False, "--b-external", help="Team B's four robots connect by themselves."),
-    resume: bool = typer.Option(False, "--resume", help="Continue the match in --out."),
+    resume: bool = typer.Option(False, "--resume", help="Only continue a match: refuse a --out that holds none "
+                                                        "(without it, a match there is continued too)."),
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help="Publish live events: mqtt://HOST:PORT "
                                        "or 'embedded' (follow with squeeze watch). Default: the mqtt settings."),
 ) -> None:
     """A team match between two robot configurations: our table manager and eight robots on this machine (real
     TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
-    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out."""
+    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out. The same
+    command again continues a match in --out (another run there is refused, naming what differs). Exit code 0 when
+    every board of both rooms finished, 1 when stopped before (Ctrl-C, a robot that kept failing, a stall: the
+    same command continues), 2 on bad input."""
     import asyncio
+    import shutil
     from pathlib import Path
 
-    from squeeze.robot.match import TeamSpec, run_match
+    from squeeze.robot.logs import configure_logging
+    from squeeze.robot.match import TeamSpec, check_match, run_match
     from squeeze.robot.match_view import MatchView
     from squeeze.robot.tm.run import RunError
 
@@ -669,22 +852,49 @@ def match_cmd(
         names = (names[0] + "-A", names[1] + "-B")
     team_a = TeamSpec(names[0], mt.a)
     team_b = TeamSpec(names[1], None if (b_cmd or b_external) else mt.b, command=b_cmd, external=b_external)
+    tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set}
+    mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
+    out = Path(mt.out)
+    try:  # every team, before anything starts or any file is made
+        check_match(team_a, team_b, tm)
+    except RunError as exc:
+        fail(str(exc))
     view = MatchView(mt.boards, names)
     # The table manager inside logs every line: to a file beside the results, not over the live view.
-    Path(mt.out).mkdir(parents=True, exist_ok=True)
-    log_file = open(Path(mt.out) / "match.log", "a", encoding="utf-8")
+    fresh = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        log_file = open(out / "match.log", "a", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
     configure_logging(settings.log.level, "json", stream=log_file)
     try:
         with view.live():
-            tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set}
-            result = asyncio.run(run_match(mt.boards, team_a, team_b, Path(mt.out), seed=mt.seed, resume=resume,
+            result = asyncio.run(run_match(mt.boards, team_a, team_b, out, seed=mt.seed, resume=resume or None,
                                            tm_settings=tm, max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
-                                           mqtt=_mqtt_settings(settings, mqtt, embedded_ok=True),
-                                           on_progress=view.update))
+                                           mqtt=mqtt_settings, on_progress=view.update))
     except (RunError, ValueError) as exc:
+        log_file.close()
+        if fresh and [p.name for p in out.iterdir()] == ["match.log"]:  # refused before it began: leave nothing
+            shutil.rmtree(out, ignore_errors=True)
         fail(str(exc))
-    view.print_summary(result.summary, Path(mt.out))
+    except KeyboardInterrupt:  # the match stopped its robots and wrote its files from the store
+        summary = _read_summary(out)
+        if summary is not None:
+            view.print_summary(summary, out)
+        typer.echo(f"interrupted: every finished board is stored in {out}; run the same command to continue",
+                   err=True)
+        raise typer.Exit(1)
+    view.print_summary(result.summary, out)
     raise typer.Exit(0 if result.finished else 1)
+
+
+def _read_summary(out) -> Optional[dict]:
+    """``out/summary.json`` as written (``None`` if it is not there or not readable)."""
+    try:
+        return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _team_name(config: str) -> str:
@@ -737,6 +947,8 @@ def tm_transcript_cmd(
     """Print the lines a table manager exchanged, from its JSON log: time, table, seat, direction, line."""
     from squeeze.robot.tm.transcript import format_transcript, read_transcript
 
+    _logs()
+
     try:
         text = sys.stdin.read() if path is None else open(path, encoding="utf-8", errors="replace").read()
     except OSError as exc:
@@ -772,6 +984,10 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
                                 engine=layers["engine"]) for spec in (sp.a, sp.b))
     except SelfPlayError as exc:
         fail(str(exc))
+    if teams[0].params == teams[1].params:
+        typer.secho(f"warning: team A and team B are the same configuration ({sp.a} and {sp.b}): both rooms play "
+                    "alike, most boards will be flat, and the run measures nothing but noise", err=True,
+                    fg=typer.colors.YELLOW)
     # SIGTERM stops the run as Ctrl-C does: the store keeps what finished, the files are written from it
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -821,7 +1037,7 @@ def solve_cmd(
 ) -> None:
     """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
     double-dummy score of every opening lead (tricks for the leader's side)."""
-    from squeeze.engine.cards import Strain
+    from squeeze.engine.cards import BridgeError, Deal, Seat, Strain
     from squeeze.engine.dds import Position, Solver
 
     try:
