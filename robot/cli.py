@@ -359,16 +359,13 @@ def deal(
     explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
     """
     import dataclasses
-    import os
     import random
 
     from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
     from squeeze.engine.record import BoardRecord
 
     if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
-        folder = os.path.dirname(os.path.abspath(pbn_out))
-        if os.path.isdir(pbn_out) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            fail(f"cannot write {pbn_out}: {'a directory' if os.path.isdir(pbn_out) else 'no writable folder'}")
+        _check_writable(pbn_out)
     seed = settings.engine.seed
     rng = random.Random(seed)
     d = Deal.random(rng)
@@ -418,7 +415,7 @@ def deal(
         typer.echo("")
         for c in calls:
             typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
-        typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
+        typer.echo(f"Contract: {'passed out' if contract is None else contract.text}")
     if board_play is not None:
         typer.echo("")
         _echo_tricks(board_play, cards)
@@ -466,7 +463,7 @@ def _result_line(play, vul=None) -> str:
     c = play.contract
     tricks = play.declarer_tricks
     over = tricks - c.tricks_needed
-    line = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
+    line = f"{c.text}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
     if vul is not None:
         from squeeze.engine.scoring import score as _score
 
@@ -480,7 +477,7 @@ def score(
     contract: str = typer.Argument(..., help="Contract like 4H, 3N, 6SXX (a declarer suffix such as 3NS is allowed)."),
     declarer: Optional[str] = typer.Argument(None, help="Declarer seat N/E/S/W (if not in the contract)."),
     tricks: Optional[int] = typer.Argument(None, help="Tricks taken by declarer, 0..13."),
-    vul: str = typer.Option("None", "--vul", help="None, NS, EW or Both."),
+    vul: str = typer.Option("None", "--vul", help="Vulnerability: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help='Print {"score": n}.'),
 ) -> None:
     """Duplicate score of declarer's side (negative when the contract goes down)."""
@@ -510,7 +507,7 @@ def score(
     else:
         made = tricks - c.tricks_needed
         outcome = "=" if made == 0 else f"{made:+d}"
-        typer.echo(f"{c}{outcome} ({tricks} tricks), {v.pbn} vulnerable: {points:+d} for {c.declarer.side_name}")
+        typer.echo(f"{c.text}: {tricks} tricks ({outcome}), vulnerable {v.pbn}: {points:+d} for {c.declarer.side_name}")
 
 
 @app.command()
@@ -520,7 +517,7 @@ def bid(
     hand: Optional[str] = typer.Argument(None, help="Hand S.H.D.C, e.g. AK94.T82.K73.QJ5 (omit with --batch)."),
     auction: str = typer.Argument("", help="Calls so far from the dealer, blank-separated: '1N P'."),
     dealer: str = typer.Option("N", "--dealer", "-d", help="Dealer seat N/E/S/W."),
-    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability None, N-S, E-W or Both."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability: None, NS, EW or All."),
     batch: bool = typer.Option(False, "--batch", help='Read JSON lines {"id","hand","auction","dealer","vul"}.'),
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
@@ -830,11 +827,14 @@ def match_cmd(
                                                         "(without it, a match there is continued too)."),
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help="Publish live events: mqtt://HOST:PORT "
                                        "or 'embedded' (follow with squeeze watch). Default: the mqtt settings."),
+    recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
+                                        help="Also write the board-by-board recap to FILE. [default: none]"),
 ) -> None:
     """A team match between two robot configurations: our table manager and eight robots on this machine (real
     TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
-    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out. The same
-    command again continues a match in --out (another run there is refused, naming what differs). Exit code 0 when
+    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out, and prints
+    a recap of every board (both rooms' contracts and results, the swing, par). The same command again continues
+    a match in --out (another run there is refused, naming what differs). Exit code 0 when
     every board of both rooms finished, 1 when stopped before (Ctrl-C, a robot that kept failing, a stall: the
     same command continues), 2 on bad input."""
     import asyncio
@@ -842,7 +842,7 @@ def match_cmd(
     from pathlib import Path
 
     from squeeze.robot.logs import configure_logging
-    from squeeze.robot.match import TeamSpec, check_match, run_match
+    from squeeze.robot.match import MATCH_NAME, TeamSpec, check_match, run_match
     from squeeze.robot.match_view import MatchView
     from squeeze.robot.tm.run import RunError
 
@@ -859,6 +859,8 @@ def match_cmd(
         check_match(team_a, team_b, tm)
     except RunError as exc:
         fail(str(exc))
+    if recap is not None:
+        _check_writable(recap)
     view = MatchView(mt.boards, names)
     # The table manager inside logs every line: to a file beside the results, not over the live view.
     fresh = not out.exists()
@@ -881,11 +883,16 @@ def match_cmd(
     except KeyboardInterrupt:  # the match stopped its robots and wrote its files from the store
         summary = _read_summary(out)
         if summary is not None:
+            _print_recap(out, MATCH_NAME, recap, solve_seconds=0)
             view.print_summary(summary, out)
         typer.echo(f"interrupted: every finished board is stored in {out}; run the same command to continue",
                    err=True)
         raise typer.Exit(1)
+    _print_recap(out, MATCH_NAME, recap)
     view.print_summary(result.summary, out)
+    if not result.finished:
+        typer.echo(f"stopped before the end: every finished board is stored in {out}; run the same command to "
+                   "continue", err=True)
     raise typer.Exit(0 if result.finished else 1)
 
 
@@ -962,15 +969,25 @@ _SELFPLAY_ENGINE_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "secon
 
 @app.command("selfplay")
 @engine_command(*_SELFPLAY_FLAGS, *_SELFPLAY_ENGINE_FLAGS)
-def selfplay_cmd(settings: Settings, layers: dict) -> None:
+def selfplay_cmd(
+    settings: Settings,
+    layers: dict,
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP.replace(
+        "Publish live events", "Publish every finished board's live events (the table manager's)")),
+    recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
+                                        help="Also write the board-by-board recap to FILE. [default: none]"),
+) -> None:
     """Play configuration A against B on the same boards in two rooms (A N/S in the open room, E/W in the closed
     room), in-process, on a local process pool or Dask; IMPs/board with its 95 % interval, LOS, flat boards,
-    bidding/play split and par-adjusted figures; boards.pbn, summary.json and imps.png under --out.
+    bidding/play split and par-adjusted figures; boards.pbn, summary.json and imps.png under --out; at the end a
+    recap of every board (both rooms' contracts and results, the swing, par).
 
     Each team is a preset name or a TOML settings file (a preset is read over --config, a file over --preset);
-    engine flags given here (--worlds, ...) apply to both. Every board is stored as it finishes: the same command
-    resumes a stopped run, another configuration in the same --out is refused. Exit code 0 when done or decided
-    by --sprt, 1 when interrupted (run it again to continue) or stopped by --strict, 2 on bad input.
+    engine flags given here (--worlds, ...) apply to both. Every board is stored as it finishes (a line per board
+    when not on a terminal): the same command continues a stopped run, another configuration in the same --out is
+    refused. With --mqtt, every finished board is published as the table manager publishes its tables' (tables
+    selfplay.Open and selfplay.Closed; follow with squeeze watch). Exit code 0 when done or decided by --sprt, 1
+    when interrupted (run it again to continue) or stopped by --strict, 2 on bad input.
     """
     import signal
 
@@ -979,6 +996,9 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
     from squeeze.robot.selfplay.run import ExecutorError, SelfPlayError, StrictStop, load_team, run_selfplay
 
     sp = settings.selfplay
+    mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
+    if recap is not None:
+        _check_writable(recap)
     try:
         teams = tuple(load_team(spec, seed=sp.seed, config_file=layers["config"], preset=layers["preset"],
                                 engine=layers["engine"]) for spec in (sp.a, sp.b))
@@ -988,13 +1008,16 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
         typer.secho(f"warning: team A and team B are the same configuration ({sp.a} and {sp.b}): both rooms play "
                     "alike, most boards will be flat, and the run measures nothing but noise", err=True,
                     fg=typer.colors.YELLOW)
+    events = _start_events(mqtt_settings)
     # SIGTERM stops the run as Ctrl-C does: the store keeps what finished, the files are written from it
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[imps]}"),
                TimeElapsedColumn(), TextColumn("left {task.fields[eta]}"))
-    with Progress(*columns, console=None, transient=False, disable=not sys.stderr.isatty()) as bar:
+    terminal = sys.stderr.isatty()
+    with Progress(*columns, console=None, transient=False, disable=not terminal) as bar:
         task = bar.add_task(f"{teams[0].name} v {teams[1].name}", total=sp.boards, imps="", eta="?")
+        counted = {"done": 0, "swings": []}
 
         def show(p) -> None:
             s = p.summary
@@ -1004,11 +1027,29 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
             left = "?" if eta != eta else f"{int(eta) // 3600}:{int(eta) % 3600 // 60:02d}:{int(eta) % 60:02d}"
             bar.update(task, completed=p.done, imps=imps, eta=left)
 
+        def board_line(f) -> None:  # off a terminal: a line per board as it is stored (the bar shows it on one)
+            from squeeze.robot.recap import result_text
+
+            counted["done"] += 1
+            if terminal:
+                return
+            if f.error is not None:
+                what = f"voided ({f.error.splitlines()[0]})"
+            else:
+                counted["swings"].append(f.comparison.swing)
+                n = len(counted["swings"])
+                what = (f"open {result_text(f.open)}, closed {result_text(f.closed)}: {f.comparison.swing or 0:+d} "
+                        f"IMPs to A; A {sum(counted['swings']) / n:+.2f} IMPs/board over {n} boards")
+            typer.echo(f"squeeze selfplay: board {f.board}: {what} ({counted['done']} this session)", err=True)
+
         try:
-            report = run_selfplay(sp, teams, progress=show)  # type: ignore[arg-type]
+            report = run_selfplay(sp, teams, progress=show, on_board=board_line,  # type: ignore[arg-type]
+                                  events=events)
         except (SelfPlayError, ExecutorError) as exc:
             bar.stop()
+            _close_events(events)
             fail(str(exc), code=1 if isinstance(exc, StrictStop) else 2)
+    _close_events(events)
     s = report.summary
     line = f"{s['boards']} boards compared, {s['voided']['count']} voided"
     if s["imps_per_board"] is not None:
@@ -1019,11 +1060,68 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
         pa = s["par_adjusted"]
         line += f"; par-adjusted {pa['imps_per_board']:+.3f}; flat {s['flat']}"
     if s["sprt"] is not None:
-        line += f"; SPRT {s['sprt']['verdict']} after {s['sprt']['boards']} boards (LLR {s['sprt']['llr']:.2f})"
+        verdict = "undecided" if s["sprt"]["verdict"] == "continue" else s["sprt"]["verdict"]
+        line += f"; SPRT {verdict} after {s['sprt']['boards']} boards (LLR {s['sprt']['llr']:.2f})"
+    _print_recap(report.out, "selfplay", recap)
     typer.echo(line)
     typer.echo(f"results in {report.out}" + (" (interrupted: run the same command to continue)"
                                              if report.stopped == "interrupted" else ""))
     raise typer.Exit(1 if report.stopped == "interrupted" else 0)
+
+
+def _check_writable(path: str) -> None:
+    """Exit with a clear error now if ``path`` cannot be written (before a run spends its time)."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        fail(f"cannot write {path}: {'a directory' if os.path.isdir(path) else 'no writable folder'}")
+
+
+def _print_recap(out, match: str, recap_file: Optional[str], solve_seconds: float = 10.0) -> None:
+    """The board-by-board recap of ``match`` in the store under ``out``: printed, and written to ``recap_file``."""
+    import os
+
+    from squeeze.robot.recap import format_recap, recap_from_store
+
+    try:
+        rows, teams = recap_from_store(out, match, solve_seconds=solve_seconds, threads=os.cpu_count() or 1)
+    except Exception as exc:  # (the verdict stands without its recap: say why, do not fail the run)
+        typer.echo(f"warning: no recap: {exc}", err=True)
+        return
+    if not rows:
+        return
+    text = format_recap(rows, teams)
+    typer.echo(text, nl=False)
+    if recap_file is not None:
+        try:
+            with open(recap_file, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            typer.echo(f"warning: cannot write the recap to {recap_file}: {exc.strerror or exc}", err=True)
+
+
+def _start_events(mqtt: MqttSettings):
+    """A started ``BackgroundPublisher`` of ``[mqtt]`` (``None`` when off); exits with the reason if its broker
+    cannot be reached or started."""
+    if not mqtt.enabled:
+        return None
+    from squeeze.robot.events import BackgroundPublisher
+
+    try:
+        events = BackgroundPublisher(mqtt)
+        events.start()
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    where = "the embedded broker at " if mqtt.embedded else ""
+    typer.echo(f"squeeze: publishing events to {where}{events.url}", err=True)
+    return events
+
+
+def _close_events(events) -> None:
+    if events is not None:
+        stats = events.close()
+        typer.echo(f"squeeze: events: {stats.published} published, {stats.dropped} dropped", err=True)
 
 
 @app.command("solve")
@@ -1033,17 +1131,21 @@ def solve_cmd(
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ..."'),
     leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat."),
     trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability for the par: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
-    double-dummy score of every opening lead (tricks for the leader's side)."""
-    from squeeze.engine.cards import BridgeError, Deal, Seat, Strain
+    """Double-dummy table of DEAL (tricks for each declarer in each strain) and its par (the contract neither side
+    gains by bidding past, double dummy, at --vul); or with --leader/--trump the double-dummy score of every
+    opening lead (tricks for the leader's side)."""
+    from squeeze.engine.cards import BridgeError, Deal, Seat, Strain, Vul
     from squeeze.engine.dds import Position, Solver
+    from squeeze.engine.scoring import par
 
     try:
         d = Deal.parse(deal_text)
+        v = Vul.parse(vul)
     except BridgeError as exc:
-        fail(f"bad deal: {exc}")
+        fail(f"bad deal: {exc}" if "vulnerab" not in str(exc) else str(exc))
     if (leader is None) != (trump is None):
         fail("--leader and --trump go together (e.g. --leader W --trump H)")
     solver = Solver(_engine_params(settings).play.solver_tt_mib)
@@ -1064,12 +1166,17 @@ def solve_cmd(
             typer.echo(f"  {c}  {v}")
         return
     table = solver.solve_table(d)
+    par_ns, par_contract = par(table, v)
     if as_json:
-        typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict()}))
+        typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict(),
+                               "par": {"vul": v.pbn, "score_ns": par_ns,
+                                       "contract": None if par_contract is None else str(par_contract)}}))
         return
     typer.echo(d.diagram())
     typer.echo("Tricks for declarer:")
     typer.echo(str(table))
+    typer.echo(f"Par, vulnerable {v.pbn}: " + ("passed out, 0" if par_contract is None else
+                                               f"{par_contract.text}, {par_ns:+d} for NS"))
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m robot.cli`

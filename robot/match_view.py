@@ -71,7 +71,7 @@ class MatchView:
                 m = table.machine
                 board = "-" if m.board is None else str(m.board.board)
                 contract = "bidding" if m.auction is not None and not m.auction.is_complete else \
-                    str(m.auction.contract) if m.auction is not None and m.auction.contract else \
+                    m.auction.contract.text if m.auction is not None and m.auction.contract else \
                     "passed out" if m.auction is not None else "-"
                 tricks = "" if m.play is None else f"{m.play.declarer_tricks}/{len(m.play.tricks)}"
                 t.add_row(table.room, board, contract, tricks)
