@@ -99,6 +99,12 @@ def _logs() -> None:
     configure_logging(log.level, log.format)
 
 
+def _default(text: str) -> str:
+    """The ``[default: ...]`` of an option whose value has no default of its own (``None``: "not given"), in the
+    style typer gives the others (escaped: the help is rich markup)."""
+    return f"\\[default: {text}]"
+
+
 def fail(message: str, code: int = 2) -> None:
     """Print a clear error for bad input and exit (no traceback for a user's typo)."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
@@ -174,7 +180,7 @@ _TM_FLAGS: dict[str, Any] = {f"tm_{k}": v for k, v in {
                          "FILE", unset="none: random deals"),
     "board_range": _flag(str, "--board-range", "Play only these board numbers, e.g. 1-16.", "FIRST-LAST",
                          unset="every board"),
-    "seed": _flag(int, "--seed", "Seed of the random deals."),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
     "rooms": _flag(int, "--rooms", "1: one table per match; 2: open and closed room, same boards, seats swapped."),
     "match_file": _flag(str, "--match", "TOML file naming the matches and their teams.", "FILE",
                         unset="none: the first team to connect opens a match"),
@@ -182,8 +188,11 @@ _TM_FLAGS: dict[str, Any] = {f"tm_{k}": v for k, v in {
     "results_dir": _flag(str, "--out", "Folder of the results store, PBN and LIN files; the same command there "
                                        "continues its run.", "DIR"),
     "board_seconds": _flag(float, "--board-seconds", "Thinking time per side per board (WCBC: 120)."),
-    "seconds_per_call": _flag(float, "--seconds-per-call", "Limit per call."),
-    "seconds_per_card": _flag(float, "--seconds-per-card", "Limit per card."),
+    # (not --seconds-per-call/card: those are the robot's own budgets, in the commands that run the engine)
+    "seconds_per_call": _flag(float, "--call-limit", "Seconds a seat may think over one call before its time "
+                                                     "fate."),
+    "seconds_per_card": _flag(float, "--card-limit", "Seconds a seat may think over one card before its time "
+                                                     "fate."),
     "time_fate": _flag(str, "--time-fate", "A seat over its time: warn, force (pass / lowest card) or void "
                                            "(replay)."),
     "grace_seconds": _flag(float, "--grace-seconds", "Between the time warning and its fate."),
@@ -196,7 +205,7 @@ _MATCH_FLAGS: dict[str, Any] = {f"match_{k}": v for k, v in {
     "boards": _flag(int, "--boards", "Boards in the match (each played in both rooms).", "N"),
     "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
     "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "seed": _flag(int, "--seed", "Seed of the random deals."),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
     "out": _flag(str, "--out", "Folder of the results store, boards.pbn, LIN and summary.json; the same command "
                                "there continues its run.", "DIR"),
     "max_restarts": _flag(int, "--max-restarts", "Times a robot process that dies is started again."),
@@ -210,7 +219,7 @@ _SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{k}": v for k, v in {
     "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
     "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
     "boards": _flag(int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
-    "seed": _flag(int, "--seed", "Seed of the deals and of every robot's random choices."),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the deals and of every robot's random choices."),
     "workers": _flag(int, ("--workers", "-j"), "Engines playing at once.", unset="one per core"),
     "executor": _flag(str, "--executor", "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
     "chunk_boards": _flag(int, "--chunk", "Boards per task sent to a worker.", "N"),
@@ -271,7 +280,7 @@ def _option(name: str, flag: _Flag) -> Any:
         extra["parser"] = _boards_count
     text = flag.help.format(presets=", ".join(available_presets()))
     return Annotated[Optional[flag.kind], typer.Option(  # type: ignore[name-defined]
-        *flag.opts, metavar=flag.metavar, help=f"{text} \\[default: {shown}]", show_default=False, **extra)]
+        *flag.opts, metavar=flag.metavar, help=f"{text} {_default(shown)}", show_default=False, **extra)]
 
 
 def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> "Settings":
@@ -351,7 +360,8 @@ def deal(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
     bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
     play: bool = typer.Option(False, "--play", help="Bid the board, play it out with four robot players, score it."),
-    pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here."),
+    pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here. "
+                                                           + _default("none")),
 ) -> None:
     """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
 
@@ -477,7 +487,7 @@ def score(
     contract: str = typer.Argument(..., help="Contract like 4H, 3N, 6SXX (a declarer suffix such as 3NS is allowed)."),
     declarer: Optional[str] = typer.Argument(None, help="Declarer seat N/E/S/W (if not in the contract)."),
     tricks: Optional[int] = typer.Argument(None, help="Tricks taken by declarer, 0..13."),
-    vul: str = typer.Option("None", "--vul", help="Vulnerability: None, NS, EW or All."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help='Print {"score": n}.'),
 ) -> None:
     """Duplicate score of declarer's side (negative when the contract goes down)."""
@@ -576,10 +586,12 @@ def bid(
 @app.command("pbn")
 def pbn_cmd(
     path: str = typer.Argument(..., help="PBN file to read ('-' for standard input)."),
-    export: Optional[str] = typer.Option(None, "--export", help="Write the good games as PBN 2.1 export format."),
-    lin: Optional[str] = typer.Option(None, "--lin", help="Write the good games as BBO LIN (one board a line)."),
+    export: Optional[str] = typer.Option(None, "--export", help="Write the good games as PBN 2.1 export format. "
+                                                              + _default("none")),
+    lin: Optional[str] = typer.Option(None, "--lin", help="Write the good games as BBO LIN (one board a line). "
+                                                         + _default("none")),
     vugraph: Optional[str] = typer.Option(None, "--vugraph", help="Write a team match as a BBO vugraph LIN file "
-                                          "(Room tags Open/Closed pair the tables)."),
+                                          "(Room tags Open/Closed pair the tables). " + _default("none")),
     score: bool = typer.Option(False, "--score", help="Add a Score tag to the PBN export."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first error."),
 ) -> None:
@@ -641,7 +653,8 @@ def play_cmd(
     settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ...".'),
     contract: str = typer.Option(..., "--contract", "-c", help="Contract with its declarer, e.g. 3NS or 4HXE."),
-    lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ (default: the robot leads)."),
+    lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ. "
+                                                                  + _default("the robot leads")),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
@@ -722,7 +735,8 @@ def protocol_lines_cmd(
 def seat_cmd(
     settings: Settings,
     transcript: Optional[str] = typer.Option(None, "--transcript", metavar="FILE",
-                                             help="Append the raw session (time, direction, line) to FILE."),
+                                             help="Append the raw session (time, direction, line) to FILE. "
+                                                  + _default("none")),
 ) -> None:
     """Take a seat at a Blue Chip table manager and play until it ends the session.
 
@@ -779,7 +793,7 @@ def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool)
 
 
 _MQTT_HELP = ("Publish live events: mqtt://HOST:PORT (a broker), or 'embedded' (start one in this process, on the "
-              "mqtt settings' host and port). Default: the mqtt settings (off).")
+              "mqtt settings' host and port). " + _default("the mqtt settings: off"))
 
 
 @app.command("tm")
@@ -817,18 +831,19 @@ def tm_cmd(
 @engine_command(*_MATCH_FLAGS)
 def match_cmd(
     settings: Settings,
-    a_name: Optional[str] = typer.Option(None, "--a-name", help="Team A's name (default: its configuration's)."),
-    b_name: Optional[str] = typer.Option(None, "--b-name", help="Team B's name (default: its configuration's)."),
+    a_name: Optional[str] = typer.Option(None, "--a-name", help="Team A's name. "
+                                                                      + _default("its configuration's")),
+    b_name: Optional[str] = typer.Option(None, "--b-name", help="Team B's name. "
+                                                                      + _default("its configuration's, or Guests")),
     b_cmd: Optional[str] = typer.Option(None, "--b-cmd", metavar="COMMAND",
                                         help='Team B is another program, launched per seat: "prog {host} {port} '
-                                             '{seat}" ({team} is its team name).'),
+                                             '{seat}" ({team} is its team name). ' + _default("none: our robot")),
     b_external: bool = typer.Option(False, "--b-external", help="Team B's four robots connect by themselves."),
     resume: bool = typer.Option(False, "--resume", help="Only continue a match: refuse a --out that holds none "
                                                         "(without it, a match there is continued too)."),
-    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help="Publish live events: mqtt://HOST:PORT "
-                                       "or 'embedded' (follow with squeeze watch). Default: the mqtt settings."),
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP),
     recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
-                                        help="Also write the board-by-board recap to FILE. [default: none]"),
+                                        help="Also write the board-by-board recap to FILE. " + _default("none")),
 ) -> None:
     """A team match between two robot configurations: our table manager and eight robots on this machine (real
     TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
@@ -916,12 +931,14 @@ def _team_name(config: str) -> str:
 def watch_cmd(
     settings: Settings,
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL",
-                                       help="The broker: mqtt://HOST:PORT (default: host and port of the mqtt settings)."),
-    table: Optional[str] = typer.Option(None, "--table", help="Only this table (as in the topics: match.Room)."),
-    event: Optional[str] = typer.Option(None, "--event", help="Only this event's tables."),
+                                       help="The broker: mqtt://HOST:PORT. "
+                                            + _default("host and port of the mqtt settings")),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this table (as in the topics: match.Room). "
+                                        + _default("every table")),
+    event: Optional[str] = typer.Option(None, "--event", help="Only this event's tables. " + _default("every event")),
     web: Optional[int] = typer.Option(None, "--web", metavar="PORT",
                                       help="Serve a live page on this port (0: any free port) instead of the "
-                                           "terminal view."),
+                                           "terminal view. " + _default("none: the terminal view")),
     web_host: str = typer.Option("127.0.0.1", "--web-host", help="Address the page is served on."),
 ) -> None:
     """Follow live tables: a terminal view of every table (or --table), or with --web a page for a browser: hand
@@ -949,7 +966,8 @@ def watch_cmd(
 @app.command("tm-transcript")
 def tm_transcript_cmd(
     path: Optional[str] = typer.Argument(None, help="A squeeze tm log (JSON lines); default: standard input."),
-    table: Optional[str] = typer.Option(None, "--table", help="Only this match (or match/room)."),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this match (or match/room). "
+                                        + _default("every table")),
 ) -> None:
     """Print the lines a table manager exchanged, from its JSON log: time, table, seat, direction, line."""
     from squeeze.robot.tm.transcript import format_transcript, read_transcript
@@ -975,7 +993,7 @@ def selfplay_cmd(
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP.replace(
         "Publish live events", "Publish every finished board's live events (the table manager's)")),
     recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
-                                        help="Also write the board-by-board recap to FILE. [default: none]"),
+                                        help="Also write the board-by-board recap to FILE. " + _default("none")),
 ) -> None:
     """Play configuration A against B on the same boards in two rooms (A N/S in the open room, E/W in the closed
     room), in-process, on a local process pool or Dask; IMPs/board with its 95 % interval, LOS, flat boards,
@@ -1129,8 +1147,10 @@ def _close_events(events) -> None:
 def solve_cmd(
     settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ..."'),
-    leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat."),
-    trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT."),
+    leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat. "
+                                         + _default("none: the whole table")),
+    trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT. "
+                                        + _default("none")),
     vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability for the par: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
