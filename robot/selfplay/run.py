@@ -38,7 +38,7 @@ from squeeze.robot.events import RoomsFeed
 from squeeze.robot.summary import sprt_figures
 from squeeze.robot.tm.export import store_summary, write_boards, write_summary
 from squeeze.robot.tm.plan import random_boards
-from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError
+from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError, plan_differences
 
 from .executors import ExecutorError, open_executor
 from .report import plot_running, sprt_state
@@ -88,21 +88,6 @@ def load_team(spec: str, *, seed: int, config_file: Optional[str] = None, preset
         return Team(name, spec, engine_params(settings))
     except (OSError, SettingsError, BridgeError) as exc:
         raise SelfPlayError(f"team {spec}: {exc}") from None
-
-
-def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        out: dict[str, Any] = {}
-        for k, v in data.items():
-            out.update(_flat(v, f"{prefix}{k}."))
-        return out
-    return {prefix.rstrip("."): data}
-
-
-def _differences(stored: dict, wanted: dict) -> list[str]:
-    a, b = _flat(stored), _flat(wanted)
-    return [f"{k}: {a.get(k, '(unset)')!r} in the stored run, {b.get(k, '(unset)')!r} now"
-            for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
 
 
 @dataclass
@@ -164,7 +149,7 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
             raise SelfPlayError(f"{folder} holds a run that is not a self-play run; choose another --out")
         raise SelfPlayError(f"{folder} holds a self-play run with another configuration; to resume it give the same "
                             "options as when it started, or choose another --out. Differences: "
-                            + "; ".join(_differences(stored, plan)))
+                            + "; ".join(plan_differences(stored, plan)))
     if stored is None:
         store.set_plan(deals, plan)
     if not any(m.name == MATCH for m in store.matches()):  # (also when a kill came between the two transactions)
