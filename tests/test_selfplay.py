@@ -155,7 +155,7 @@ def test_a_resume_with_another_configuration_is_refused(two_workers, team_files)
     with pytest.raises(SelfPlayError, match=r"another configuration.*teams\.a\.engine\.play\.worlds: 2 in the "
                                             r"stored run, 3 now"):
         prepare_run(s, teams(team_files[::-1]))
-    with pytest.raises(SelfPlayError, match="digest"):  # other deals
+    with pytest.raises(SelfPlayError, match=r"the deals \(checksum\)"):  # other deals
         prepare_run(s.model_copy(update={"seed": 2}), teams(team_files, seed=2))
 
 
