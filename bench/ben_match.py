@@ -158,10 +158,10 @@ def _progress(out: Path, ledger: Path):
     last = {"n": -1}
 
     def show(manager, progress) -> None:
-        n = progress["finished"]
+        n = sum(progress["rooms"].values())
         if n != last["n"]:
             last["n"] = n
-            print(f"ben_match: {n}/{progress['total']} table boards finished", flush=True)
+            print(f"ben_match: {n}/{2 * progress['total']} table boards finished", flush=True)
             export_ledger(out, ledger)
 
     return show

@@ -64,7 +64,7 @@ def main() -> None:
     env = {**os.environ, "SQUEEZE_LOG__LEVEL": "warning",
            "SQUEEZE_TM__CONNECTIONS_PER_ADDRESS": str(4 * args.tables + 8)}  # every client comes from 127.0.0.1
     cmd = [str(Path(sys.executable).with_name("squeeze")), "tm", "--port", "0", "--out", str(folder / "out"),
-           "--random-boards", str(boards), "--seed", str(args.seed), "--match", str(match_file)]
+           "--boards", str(boards), "--seed", str(args.seed), "--match", str(match_file)]
     tm = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
     port = int(tm.stdout.readline().rsplit(":", 1)[1])
     shares = [list(range(args.tables))[w::args.workers] for w in range(args.workers)]

@@ -19,6 +19,7 @@ The TOML tables are the sections below: ``[engine]``, ``[robot]``, ``[tm]``, ``[
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from importlib import resources
@@ -26,7 +27,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from squeeze.engine.dds_limits import MAX_TT_MIB
@@ -37,7 +38,7 @@ from squeeze.protocol.messages import MAX_LINE_LENGTH
 __all__ = [
     "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "MatchSettings", "SelfPlaySettings",
     "MqttSettings", "LogSettings", "SettingsError", "load_settings", "engine_params", "available_presets", "preset_file",
-    "config_file_default",
+    "config_file_default", "describe_errors",
 ]
 
 _PLAY = PlaySettings()  # the engine's defaults, read once: the [engine] fields below take theirs from these
@@ -46,7 +47,8 @@ _BOREL = _PLAYER.borel
 
 
 class SettingsError(ValueError):
-    """A settings layer that cannot be read: an unknown preset, a TOML file that does not parse."""
+    """Settings that cannot be used: an unknown preset, a TOML file that does not parse or is not UTF-8, a key that
+    does not exist or a value it does not allow (the message names the key, the value and what is allowed)."""
 
 
 class _Section(BaseModel):
@@ -179,8 +181,9 @@ class TableManagerSettings(_Section):
     idle_seconds: float = Field(30.0, gt=0, description="A connection that says nothing this long after opening "
                                                         "is closed.")
     max_matches: int = Field(64, ge=1, description="Matches that connecting teams may open (no match file).")
-    strict: bool = Field(False, description="Write a compliance report per connection: every line that is not "
-                                            "canonical protocol 18.")
+    compliance_report: bool = Field(False, description="Write a compliance report per connection "
+                                                       "(DIR/compliance/): every line that is not canonical "
+                                                       "protocol 18.")
     end_pause_seconds: float = Field(0.5, ge=0, description="Pause after End of session before closing a socket.")
 
 
@@ -309,14 +312,72 @@ def _read_toml(source: Traversable | Path, what: str) -> dict[str, Any]:
         return tomllib.loads(source.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{what} {source}: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 by definition
+        line = source.read_bytes()[:exc.start].count(b"\n") + 1
+        raise SettingsError(f"{what} {source} is not UTF-8 text (byte {exc.object[exc.start]:#04x} on line "
+                            f"{line}); TOML files are UTF-8") from None
+
+
+#: Keys renamed since an earlier version: the error for the old name gives the new one.
+_RENAMED = {"tm.strict": "tm.compliance_report"}
+
+
+def _value_text(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (bool, dict)) else (str(value).lower() if isinstance(value, bool)
+                                                                    else "a table")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _model_at(model: type[BaseModel], loc: tuple) -> Optional[type[BaseModel]]:
+    """The settings model reached by ``loc`` from ``model`` (a section's model for ``("engine",)``), if any."""
+    for name in loc:
+        field = model.model_fields.get(str(name))
+        if field is None or not (isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)):
+            return None
+        model = field.annotation
+    return model
+
+
+def describe_errors(exc: ValidationError, model: type[BaseModel], prefix: str = "") -> str:
+    """A validation error of ``model`` as a user reads it: for each problem the key (``engine.worlds``), the value
+    given and what is allowed; an unknown key gets the nearest known one (``engine.wrolds``: did you mean
+    ``engine.worlds``?). ``prefix`` names where ``model`` sits (``"mqtt"`` for a ``MqttSettings``)."""
+    problems = []
+    for e in exc.errors():
+        loc = tuple(str(x) for x in e["loc"])
+        key = ".".join(x for x in (prefix, *loc) if x)
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(model, loc[:-1])
+            known = sorted(parent.model_fields) if parent is not None else []
+            is_section = parent is model and not prefix and len(loc) == 1
+            text = f"{key}: no such {'section' if is_section else 'key'}"
+            renamed = _RENAMED.get(key)
+            near = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+            if renamed:
+                text += f"; it is now {renamed}"
+            else:
+                if near:
+                    text += f"; did you mean {'.'.join(x for x in (prefix, *loc[:-1], near[0]) if x)}? (every key, " \
+                            "with its default: config/squeeze.toml)"
+                if known and not near:
+                    where = "sections" if is_section else f"keys of [{'.'.join(x for x in (prefix, *loc[:-1]) if x)}]"
+                    text += f" (the {where}: {', '.join(known)})"
+            problems.append(text)
+            continue
+        msg = e["msg"].removeprefix("Value error, ")
+        if "input" in e and not (isinstance(e["input"], dict) and e["type"] not in ("model_type", "dict_type")):
+            problems.append(f"{key or 'settings'} = {_value_text(e['input'])}: {msg}")
+        else:
+            problems.append(f"{key or 'settings'}: {msg}")
+    return "; ".join(problems)
 
 
 def load_settings(config_file: Path | str | None = None, preset: str | None = None, **overrides: Any) -> Settings:
     """Settings from every layer of the module doc: defaults < ``preset`` < ``config_file`` < environment <
     ``overrides`` (nested dicts by section, e.g. ``engine={"worlds": 80}``; give only what a flag really set).
 
-    Raises ``FileNotFoundError`` for a missing config file, ``SettingsError`` for an unknown preset or a file that is
-    not TOML, ``pydantic.ValidationError`` naming a bad or unknown field.
+    Raises ``FileNotFoundError`` for a missing config file, ``SettingsError`` for an unknown preset, a file that is
+    not TOML, or a bad or unknown key (``describe_errors``: the key, the value and what is allowed).
     """
     source = "argument"
     if config_file is None and os.environ.get("SQUEEZE_CONFIG"):
@@ -340,7 +401,10 @@ def load_settings(config_file: Path | str | None = None, preset: str | None = No
 
     # Only what a layer set is passed on, so each section's ``model_fields_set`` says which keys were set (a command
     # that cannot honour a key refuses it instead of ignoring it: ``squeeze match`` and ``[tm] rooms``).
-    return Settings.model_validate(_Layered(**overrides).model_dump(exclude_unset=True))
+    try:
+        return Settings.model_validate(_Layered(**overrides).model_dump(exclude_unset=True))
+    except ValidationError as exc:
+        raise SettingsError(describe_errors(exc, Settings)) from None
 
 
 def engine_params(settings: Settings | EngineSettings) -> PlayerParams:

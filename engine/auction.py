@@ -224,6 +224,12 @@ class Contract:
         """PBN ``Contract`` tag value: ``4S``, ``3NT``, ``6HXX`` (declarer goes in its own tag)."""
         return f"{self.level}{'NT' if self.strain == Strain.NOTRUMP else self.strain.letter}{'X' * self.doubled}"
 
+    @property
+    def text(self) -> str:
+        """The contract as Squeeze prints it for people, one way everywhere: ``4HX by S``, ``3NT by W`` (``4HX``
+        without a declarer). ``str`` is the compact notation commands read back: ``4HXS``, ``3NW``."""
+        return self.pbn if self.declarer is None else f"{self.pbn} by {self.declarer.letter}"
+
     def __str__(self) -> str:
         return f"{self.level}{self.strain.letter}{'X' * self.doubled}{self.declarer.letter if self.declarer is not None else ''}"
 

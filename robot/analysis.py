@@ -420,7 +420,7 @@ def board_text(an: BoardAnalysis, ours: str) -> str:
         rec = an.rooms[room]
         rp = an.room_play[room]
         t = an.teams[room]
-        contract = "passed out" if rec.contract is None else f"{rec.contract.pbn} by {rec.contract.declarer.letter}"
+        contract = "passed out" if rec.contract is None else rec.contract.text
         res = "" if rec.result is None else f", {rec.result} tricks"
         dd = "" if rp is None else (f" (double dummy {rp.dd_tricks}; lost: lead {rp.lead_lost}, defence "
                                     f"{rp.defence_lost}, declarer {rp.declarer_lost})")

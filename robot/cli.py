@@ -3,41 +3,106 @@
 Commands that run the engine take ``--config FILE``, ``--preset NAME`` and engine flags (``--worlds``, ``--selector``,
 ...) that default to "from settings": a flag given on the command line is the highest layer of
 ``squeeze.config.settings.load_settings``, and the engine is built from ``engine_params`` of the result, so no
-option here holds a default of its own. Logs (structlog, ``squeeze.robot.logs``) go to standard error only.
+option here holds a default of its own (its help shows the settings' default). Logs (structlog,
+``squeeze.robot.logs``) go to standard error only.
+
+Start-up: this module imports typer and the standard library only. A command imports what it needs when it runs,
+the settings flags' help (which shows each default, from the settings models) is built only for the command being
+run, and ``app()`` builds only that command (the others are listed by name and summary): ``squeeze score --help``
+does not load the engine.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import sys
-from typing import Annotated, Any, Callable, Optional
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
-from pydantic import ValidationError
 
-from squeeze.config.settings import (
-    LogSettings, MqttSettings, Settings, SettingsError, available_presets, load_settings,
-)
-from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
-from squeeze.robot.logs import configure_logging
+if TYPE_CHECKING:
+    from squeeze.config.settings import MqttSettings, Settings
 
-app = typer.Typer(
+
+class _Squeeze(typer.Typer):
+    """The app, building only the command being run: every other command becomes a stand-in with its name and
+    summary (enough for ``squeeze --help`` and for a misspelt command's suggestions), so that its options' help,
+    which reads the settings' defaults, is never built. ``typer.main.get_command(app)`` builds them all."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        argv = kwargs.get("args", args[0] if args else None)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        wanted = next((a for a in argv if not a.startswith("-")), None)
+        every = list(self.registered_commands)
+        self.registered_commands = [c if _command_name(c) == wanted else _stand_in(c) for c in every]
+        try:
+            return super().__call__(*args, **kwargs)
+        except KeyboardInterrupt:  # Ctrl-C while a command starts up (a running command answers it itself)
+            typer.echo("squeeze: interrupted", err=True)
+            sys.exit(130)
+        finally:
+            self.registered_commands = every
+
+
+def _command_name(info: Any) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+def _stand_in(info: Any) -> Any:
+    from typer.models import CommandInfo
+
+    def stand_in() -> None:  # pragma: no cover - never invoked: the command run is always the real one
+        pass
+
+    return CommandInfo(_command_name(info), callback=stand_in, help=inspect.getdoc(info.callback) or "",
+                       short_help=info.short_help, hidden=info.hidden)
+
+
+app = _Squeeze(
     add_completion=False,
     no_args_is_help=True,
     help="Squeeze: a contract-bridge robot for Blue Chip table managers, with its own double-dummy solver.",
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"squeeze {version('squeeze-bridge')}")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+            typer.echo("squeeze (not installed)")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="Print the version and exit."),
+) -> None:
     """Squeeze: a contract-bridge robot for Blue Chip table managers, with its own double-dummy solver."""
-    try:  # the [log] settings of the environment (SQUEEZE_LOG__*, SQUEEZE_CONFIG); a command's --config re-applies
+
+
+def _logs() -> None:
+    """structlog set up from the [log] settings of the environment (SQUEEZE_LOG__*, SQUEEZE_CONFIG), for a command
+    that reads no settings of its own (one that does applies its own, ``_settings``)."""
+    from squeeze.config.settings import LogSettings, load_settings
+    from squeeze.robot.logs import configure_logging
+
+    try:
         log = load_settings().log
-    except (OSError, ValueError):  # a bad SQUEEZE_CONFIG is reported by the command that reads settings
+    except (OSError, ValueError):  # a bad SQUEEZE_CONFIG is reported by the commands that read settings
         log = LogSettings()
     configure_logging(log.level, log.format)
+
+
+def _default(text: str) -> str:
+    """The ``[default: ...]`` of an option whose value has no default of its own (``None``: "not given"), in the
+    style typer gives the others (escaped: the help is rich markup)."""
+    return f"\\[default: {text}]"
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -46,113 +111,127 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-# Options shared by the commands that run the engine. Each engine flag is named after its [engine] settings field
-# and defaults to None: "not given, take the value from settings".
+@dataclass(frozen=True)
+class _Flag:
+    """A command-line flag for one settings key: its type, option names and help. The default shown in its help
+    is the settings' (``unset`` says what an unset key means); the flag itself defaults to None, "not given"."""
+
+    kind: type
+    opts: tuple[str, ...]
+    help: str
+    metavar: Optional[str] = None
+    unset: str = "unset"
+    extra: dict = field(default_factory=dict)
+
+
+def _flag(kind: type, opts: tuple[str, ...] | str, help: str, metavar: Optional[str] = None, *,
+          unset: str = "unset", **extra: Any) -> _Flag:
+    return _Flag(kind, (opts,) if isinstance(opts, str) else opts, help, metavar, unset, extra)
+
+
+# Options shared by the commands that run the engine.
 _SETTINGS_OPTIONS: dict[str, Any] = {
-    "config": Annotated[Optional[str], typer.Option(
-        "--config", metavar="FILE", help="TOML settings file (default: $SQUEEZE_CONFIG; see config/squeeze.toml).")],
-    "preset": Annotated[Optional[str], typer.Option(
-        "--preset", help=f"Engine preset: {', '.join(available_presets())} (default: $SQUEEZE_PRESET).")],
+    "config": _flag(str, "--config", "TOML settings file (see config/squeeze.toml: every key with its default).",
+                    "FILE", unset="$SQUEEZE_CONFIG, else none"),
+    "preset": _flag(str, "--preset", "Engine preset: {presets}.", "NAME", unset="$SQUEEZE_PRESET, else none"),
 }
+# Each engine flag is named after its [engine] settings field.
 _ENGINE_FLAGS: dict[str, Any] = {
-    "system": Annotated[Optional[str], typer.Option(
-        "--system", help="Our bidding system (config/systems/<name>.toml).")],
-    "opponents_system": Annotated[Optional[str], typer.Option(
-        "--opponents", help="The opponents' system (default: ours).")],
-    "declarer_selector": Annotated[Optional[str], typer.Option(
-        "--selector", "--declarer", help="Declaring side's card selector: alphamu or pimc.")],
-    "worlds": Annotated[Optional[int], typer.Option("--worlds", help="Worlds sampled per card decision.")],
-    "alphamu_depth": Annotated[Optional[int], typer.Option(
-        "--max-m", "--alphamu-depth", help="Deepest αμ iteration M (declarer).")],
-    "seconds_per_card": Annotated[Optional[float], typer.Option(
-        "--seconds-per-card", "--budget", help="Seconds per declarer card for αμ beyond M=1.")],
-    "seconds_per_call": Annotated[Optional[float], typer.Option(
-        "--seconds-per-call", help="Seconds per call decision.")],
-    "inference": Annotated[Optional[bool], typer.Option(
-        "--inference/--no-inference", help="Weight worlds by the cards seen.", show_default=False)],
-    "solver_memory_mib": Annotated[Optional[int], typer.Option(
-        "--solver-memory", metavar="MIB", help="Transposition-table memory of the solver, MiB.")],
-    "seed": Annotated[Optional[int], typer.Option(
-        "--seed", "-s", help="Random seed (same seed, same deal and play, unless a budget cuts an αμ search short).")],
-    "borel": Annotated[Optional[bool], typer.Option(
-        "--simulate/--no-simulate", help="Borel simulation at close calls (rules + double-dummy worlds).",
-        show_default=False)],
+    "system": _flag(str, "--system", "Our bidding system (config/systems/<name>.toml, or a path)."),
+    "opponents_system": _flag(str, "--opponents", "The opponents' system.", unset="ours"),
+    "declarer_selector": _flag(str, ("--selector", "--declarer"), "Declaring side's card selector: alphamu or pimc."),
+    "worlds": _flag(int, "--worlds", "Worlds sampled per card decision."),
+    "alphamu_depth": _flag(int, ("--max-m", "--alphamu-depth"), "Deepest αμ iteration M (declarer)."),
+    "seconds_per_card": _flag(float, ("--seconds-per-card", "--budget"),
+                              "Seconds per declarer card for αμ beyond M=1."),
+    "seconds_per_call": _flag(float, "--seconds-per-call", "Seconds per call decision."),
+    "inference": _flag(bool, "--inference/--no-inference", "Weight worlds by the cards seen."),
+    "solver_memory_mib": _flag(int, "--solver-memory", "Transposition-table memory of the solver, MiB.", "MIB"),
+    "seed": _flag(int, ("--seed", "-s"), "Random seed (same seed, same deal and play, unless a budget cuts an αμ "
+                                         "search short).", unset="a fresh one each run"),
+    "borel": _flag(bool, "--simulate/--no-simulate", "Borel simulation at close calls (rules + double-dummy worlds)."),
 }
-# [robot] flags of ``squeeze seat``, likewise defaulting to "from settings".
+# [robot] flags of ``squeeze seat``.
 _ROBOT_FLAGS: dict[str, Any] = {
-    "host": Annotated[Optional[str], typer.Option("--host", help="Table manager's host.")],
-    "port": Annotated[Optional[int], typer.Option("--port", help="Table manager's port.")],
-    "seat": Annotated[Optional[str], typer.Option("--seat", help="N, E, S, W, or ANY (connect as ANYPL).")],
-    "team": Annotated[Optional[str], typer.Option("--team", help="Our team name.")],
-    "pacing_ms": Annotated[Optional[float], typer.Option(
-        "--pacing-ms", help="Wait before each line we send (managers that mishandle lines glued together).")],
-    "dummy_card_style": Annotated[Optional[str], typer.Option(
-        "--dummy-card-style", help="Ready line for dummy's card: dummy (\"dummy's card\") or seat.")],
-    "alerts": Annotated[Optional[bool], typer.Option("--alerts/--no-alerts", help="Mark alerted calls.",
-                                                     show_default=False)],
-    "explanations": Annotated[Optional[bool], typer.Option(
-        "--explanations/--no-explanations", help="Send every call's explanation, Infos. included (on), or none "
-        "(off). Default: auto, as the manager's protocol allows (18: alerted bids only).", show_default=False)],
-    "silence_timeout_seconds": Annotated[Optional[float], typer.Option(
-        "--silence-timeout", help="Seconds of silence from the manager before giving up.")],
-    "max_reconnects": Annotated[Optional[int], typer.Option("--max-reconnects", help="Dropped connections reopened.")],
+    "host": _flag(str, "--host", "Table manager's host."),
+    "port": _flag(int, "--port", "Table manager's port."),
+    "seat": _flag(str, "--seat", "N, E, S, W, or ANY (connect as ANYPL)."),
+    "team": _flag(str, "--team", "Our team name."),
+    "pacing_ms": _flag(float, "--pacing-ms", "Wait before each line we send (managers that mishandle lines glued "
+                                             "together)."),
+    "dummy_card_style": _flag(str, "--dummy-card-style", "Ready line for dummy's card: dummy (\"dummy's card\") or "
+                                                         "seat."),
+    "alerts": _flag(bool, "--alerts/--no-alerts", "Mark alerted calls."),
+    "explanations": _flag(bool, "--explanations/--no-explanations",
+                          "Send every call's explanation, Infos. included (on), or none (off). Unset: auto, as the "
+                          "manager's protocol allows (18: alerted bids only).", unset="auto"),
+    "silence_timeout_seconds": _flag(float, "--silence-timeout", "Seconds of silence from the manager before "
+                                                                 "giving up."),
+    "max_reconnects": _flag(int, "--max-reconnects", "Dropped connections reopened."),
 }
-# [tm] flags of ``squeeze tm``, likewise defaulting to "from settings"; keys carry a ``tm_`` prefix (dropped for the
-# settings field) so that ``--host``, ``--port`` and ``--seed`` can mean the table manager's own.
-def _tm_flag(kind: type, opts: tuple[str, ...], text: str, metavar: Optional[str] = None) -> Any:
-    extra = {"show_default": False} if kind is bool else {}
-    return Annotated[Optional[kind], typer.Option(*opts, metavar=metavar, help=text, **extra)]
-
-
-_TM_FLAGS: dict[str, Any] = {f"tm_{field}": _tm_flag(*spec) for field, spec in {
-    "host": (str, ("--host",), "Address to listen on (127.0.0.1: this machine)."),
-    "port": (int, ("--port",), "Port to listen on (0: any free port)."),
-    "boards_file": (str, ("--boards",), "PBN file of the boards (dealer and vulnerability from the file).", "FILE"),
-    "boards": (int, ("--random-boards",), "Without --boards: deal boards 1..N at random.", "N"),
-    "board_range": (str, ("--board-range",), "Play only these board numbers, e.g. 1-16.", "FIRST-LAST"),
-    "seed": (int, ("--seed",), "Seed of the random deals."),
-    "rooms": (int, ("--rooms",), "1: one table per match; 2: open and closed room, same boards, seats swapped."),
-    "match_file": (str, ("--match",), "TOML file naming the matches and their teams.", "FILE"),
-    "event": (str, ("--event",), "Event name written in the results."),
-    "results_dir": (str, ("--out",), "Folder of the results store, PBN and LIN files.", "DIR"),
-    "board_seconds": (float, ("--board-seconds",), "Thinking time per side per board (WCBC: 120)."),
-    "seconds_per_call": (float, ("--seconds-per-call",), "Limit per call."),
-    "seconds_per_card": (float, ("--seconds-per-card",), "Limit per card."),
-    "time_fate": (str, ("--time-fate",), "A seat over its time: warn, force (pass / lowest card) or void (replay)."),
-    "grace_seconds": (float, ("--grace-seconds",), "Between the time warning and its fate."),
-    "hold_seconds": (float, ("--hold-seconds",), "How long a dropped seat is held before its board is voided."),
-    "send_timing": (bool, ("--timing/--no-timing",), "Send the Timing line after each board."),
-    "strict": (bool, ("--strict/--no-strict",), "Write a compliance report per connection."),
+# [tm] flags of ``squeeze tm``; keys carry a ``tm_`` prefix (dropped for the settings field) so that ``--host``,
+# ``--port`` and ``--seed`` can mean the table manager's own.
+_TM_FLAGS: dict[str, Any] = {f"tm_{k}": v for k, v in {
+    "host": _flag(str, "--host", "Address to listen on (127.0.0.1: this machine)."),
+    "port": _flag(int, "--port", "Port to listen on (0: any free port)."),
+    "boards": _flag(int, "--boards", "Boards 1..N dealt at random (without --boards-file).", "N",
+                    parser="boards_count"),
+    "boards_file": _flag(str, "--boards-file", "PBN file of the boards (dealer and vulnerability from the file).",
+                         "FILE", unset="none: random deals"),
+    "board_range": _flag(str, "--board-range", "Play only these board numbers, e.g. 1-16.", "FIRST-LAST",
+                         unset="every board"),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
+    "rooms": _flag(int, "--rooms", "1: one table per match; 2: open and closed room, same boards, seats swapped."),
+    "match_file": _flag(str, "--match", "TOML file naming the matches and their teams.", "FILE",
+                        unset="none: the first team to connect opens a match"),
+    "event": _flag(str, "--event", "Event name written in the results."),
+    "results_dir": _flag(str, "--out", "Folder of the results store, PBN and LIN files; the same command there "
+                                       "continues its run.", "DIR"),
+    "board_seconds": _flag(float, "--board-seconds", "Thinking time per side per board (WCBC: 120)."),
+    # (not --seconds-per-call/card: those are the robot's own budgets, in the commands that run the engine)
+    "seconds_per_call": _flag(float, "--call-limit", "Seconds a seat may think over one call before its time "
+                                                     "fate."),
+    "seconds_per_card": _flag(float, "--card-limit", "Seconds a seat may think over one card before its time "
+                                                     "fate."),
+    "time_fate": _flag(str, "--time-fate", "A seat over its time: warn, force (pass / lowest card) or void "
+                                           "(replay)."),
+    "grace_seconds": _flag(float, "--grace-seconds", "Between the time warning and its fate."),
+    "hold_seconds": _flag(float, "--hold-seconds", "How long a dropped seat is held before its board is voided."),
+    "send_timing": _flag(bool, "--timing/--no-timing", "Send the Timing line after each board."),
+    "compliance_report": _flag(bool, "--compliance-report/--no-compliance-report",
+                               "Write a report per connection of every line that is not canonical protocol 18."),
 }.items()}
-_MATCH_FLAGS: dict[str, Any] = {f"match_{field}": _tm_flag(*spec) for field, spec in {
-    "boards": (int, ("--boards",), "Boards in the match (each played in both rooms)."),
-    "a": (str, ("--a",), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": (str, ("--b",), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "seed": (int, ("--seed",), "Seed of the random deals."),
-    "out": (str, ("--out",), "Folder for the results store, boards.pbn, LIN and summary.json.", "DIR"),
-    "max_restarts": (int, ("--max-restarts",), "Times a robot process that dies is started again."),
-    "stall_seconds": (float, ("--stall-seconds",), "Stop a match with no board finished for this long."),
+_MATCH_FLAGS: dict[str, Any] = {f"match_{k}": v for k, v in {
+    "boards": _flag(int, "--boards", "Boards in the match (each played in both rooms).", "N"),
+    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
+    "out": _flag(str, "--out", "Folder of the results store, boards.pbn, LIN and summary.json; the same command "
+                               "there continues its run.", "DIR"),
+    "max_restarts": _flag(int, "--max-restarts", "Times a robot process that dies is started again."),
+    "stall_seconds": _flag(float, "--stall-seconds", "Stop a match with no board finished for this long."),
 }.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "borel",
                "seed")
-# [selfplay] flags of ``squeeze selfplay``, likewise defaulting to "from settings"; keys carry an ``sp_`` prefix.
-_SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{field}": _tm_flag(*spec) for field, spec in {
-    "a": (str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": (str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "boards": (int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
-    "seed": (int, ("--seed",), "Seed of the deals and of every robot's random choices."),
-    "workers": (int, ("--workers", "-j"), "Engines playing at once (default: one per core)."),
-    "executor": (str, ("--executor",), "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
-    "chunk_boards": (int, ("--chunk",), "Boards per task sent to a worker.", "N"),
-    "out": (str, ("--out",), "Folder of the results store and files; the same command there resumes.", "DIR"),
-    "decision_seconds": (float, ("--decision-seconds",), "Hard limit per call or card (past it: board voided)."),
-    "strict": (bool, ("--strict/--no-strict",), "Stop at the first robot error instead of voiding its board."),
-    "sprt": (str, ("--sprt",), "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
-             "M0,M1"),
-    "alpha": (float, ("--alpha",), "SPRT: chance of deciding M1 when M0 is true."),
-    "beta": (float, ("--beta",), "SPRT: chance of deciding M0 when M1 is true."),
-    "sprt_min_boards": (int, ("--sprt-min-boards",), "SPRT: no verdict before this many boards.", "N"),
+# [selfplay] flags of ``squeeze selfplay``; keys carry an ``sp_`` prefix.
+_SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{k}": v for k, v in {
+    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
+    "boards": _flag(int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
+    "seed": _flag(int, ("--seed", "-s"), "Seed of the deals and of every robot's random choices."),
+    "workers": _flag(int, ("--workers", "-j"), "Engines playing at once.", unset="one per core"),
+    "executor": _flag(str, "--executor", "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
+    "chunk_boards": _flag(int, "--chunk", "Boards per task sent to a worker.", "N"),
+    "out": _flag(str, "--out", "Folder of the results store and files; the same command there continues its run.",
+                 "DIR"),
+    "decision_seconds": _flag(float, "--decision-seconds", "Hard limit per call or card (past it: board voided)."),
+    "strict": _flag(bool, "--strict/--no-strict", "Stop at the first robot error instead of voiding its board."),
+    "sprt": _flag(str, "--sprt", "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
+                  "M0,M1", unset="none: play every board"),
+    "alpha": _flag(float, "--alpha", "SPRT: chance of deciding M1 when M0 is true."),
+    "beta": _flag(float, "--beta", "SPRT: chance of deciding M0 when M1 is true."),
+    "sprt_min_boards": _flag(int, "--sprt-min-boards", "SPRT: no verdict before this many boards.", "N"),
 }.items()}
 #: Each flag group, the settings section it overrides and the prefix its names carry here (sections whose flag
 #: names would clash with the engine's carry one).
@@ -160,17 +239,105 @@ _FLAG_GROUPS = (("engine", _ENGINE_FLAGS, ""), ("robot", _ROBOT_FLAGS, ""), ("tm
                 ("match", _MATCH_FLAGS, "match_"), ("selfplay", _SELFPLAY_FLAGS, "sp_"))
 
 
-def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> Settings:
+def _default_text(value: Any, flag: _Flag) -> str:
+    """How a settings default reads in a flag's help."""
+    from pathlib import Path
+
+    if value is None:
+        return flag.unset
+    if isinstance(value, bool):  # the flag's own spelling of that state: --inference / --no-inference
+        on, _, off = flag.opts[0].partition("/")
+        return on if value else off
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Path):
+        return str(value)
+    return str(value) if value != "" else "none"
+
+
+def _boards_count(text: str) -> int:
+    """``--boards N`` (a count, as in every command); a file name given there is told where it goes now."""
+    try:
+        return int(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number of boards (a PBN file of boards is --boards-file "
+                                 "FILE)") from None
+
+
+def _option(name: str, flag: _Flag) -> Any:
+    """The typer annotation of the flag ``name`` (a key of ``_SETTINGS_OPTIONS`` or of a ``_FLAG_GROUPS`` dict),
+    its help showing the settings' default."""
+    from squeeze.config.settings import Settings, available_presets
+
+    section = next(((sec, prefix) for sec, group, prefix in _FLAG_GROUPS if name in group), None)
+    if section is None:  # --config, --preset
+        shown = flag.unset
+    else:
+        model = Settings.model_fields[section[0]].annotation
+        shown = _default_text(model.model_fields[name.removeprefix(section[1])].default, flag)
+    extra = dict(flag.extra)
+    if extra.pop("parser", None) == "boards_count":
+        extra["parser"] = _boards_count
+    text = flag.help.format(presets=", ".join(available_presets()))
+    return Annotated[Optional[flag.kind], typer.Option(  # type: ignore[name-defined]
+        *flag.opts, metavar=flag.metavar, help=f"{text} {_default(shown)}", show_default=False, **extra)]
+
+
+def _settings(config: str | None, preset: str | None, sections: dict[str, dict[str, Any]]) -> "Settings":
     """Settings with ``sections`` (the flags given, by settings section) as the highest layer; exits with the reason
     on a bad layer. Applies the [log] settings, which ``config`` or ``preset`` may change."""
+    from squeeze.config.settings import SettingsError, load_settings
+    from squeeze.robot.logs import configure_logging
+
     try:
         settings = load_settings(config, preset=preset, **{k: v for k, v in sections.items() if v})
-    except ValidationError as exc:
-        fail("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
     except (OSError, SettingsError) as exc:
         fail(str(exc))
     configure_logging(settings.log.level, settings.log.format)
     return settings
+
+
+class _SettingsCommand:
+    """A command that takes ``--config``, ``--preset`` and settings flags (``engine_command``). Its signature, the
+    one typer reads, is built when typer asks for it (only for the command being run: ``_Squeeze``)."""
+
+    def __init__(self, fn: Callable, flags: tuple[str, ...]) -> None:
+        self._fn, self._flags = fn, flags
+        self.__name__, self.__qualname__, self.__module__ = fn.__name__, fn.__qualname__, fn.__module__
+        self.__doc__ = fn.__doc__
+        self._signature: Optional[inspect.Signature] = None
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        if self._signature is None:
+            own = []
+            for p in inspect.signature(self._fn).parameters.values():
+                if p.name in ("settings", "layers"):
+                    continue
+                annotation = p.annotation
+                if isinstance(annotation, str):  # (this module's annotations are strings: from __future__)
+                    annotation = eval(annotation, self._fn.__globals__)  # noqa: S307 - our own source text
+                own.append(p.replace(annotation=annotation))
+            specs = {**_SETTINGS_OPTIONS, **{k: v for _, group, _ in _FLAG_GROUPS for k, v in group.items()}}
+            added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                       annotation=_option(name, specs[name]))
+                     for name in (*_SETTINGS_OPTIONS, *self._flags)]
+            self._signature = inspect.Signature(own + added)
+        return self._signature
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def __call__(self, **kwargs: Any) -> Any:
+        config, preset = kwargs.pop("config"), kwargs.pop("preset")
+        flags = self._flags
+        given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
+        sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
+                    for section, group, prefix in _FLAG_GROUPS}
+        if "layers" in inspect.signature(self._fn).parameters:
+            kwargs["layers"] = {"config": config, "preset": preset, "engine": sections["engine"]}
+        return self._fn(settings=_settings(config, preset, sections), **kwargs)
 
 
 def engine_command(*flags: str) -> Callable[[Callable], Callable]:
@@ -180,27 +347,7 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
     (self-play builds each team from them)."""
 
     def wrap(fn: Callable) -> Callable:
-        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
-               if p.name not in ("settings", "layers")]
-        wants_layers = "layers" in inspect.signature(fn).parameters
-        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                   annotation=_SETTINGS_OPTIONS.get(name) or next(
-                                       group[name] for _, group, _ in _FLAG_GROUPS if name in group))
-                 for name in (*_SETTINGS_OPTIONS, *flags)]
-
-        @functools.wraps(fn)
-        def command(**kwargs: Any) -> Any:
-            config, preset = kwargs.pop("config"), kwargs.pop("preset")
-            given = {name: value for name in flags if (value := kwargs.pop(name)) is not None}
-            sections = {section: {k.removeprefix(prefix): v for k, v in given.items() if k in group}
-                        for section, group, prefix in _FLAG_GROUPS}
-            if wants_layers:
-                kwargs["layers"] = {"config": config, "preset": preset, "engine": sections["engine"]}
-            return fn(settings=_settings(config, preset, sections), **kwargs)
-
-        command.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in own + added}
-        return command
+        return _SettingsCommand(fn, flags)  # type: ignore[return-value]
 
     return wrap
 
@@ -209,11 +356,12 @@ def engine_command(*flags: str) -> Callable[[Callable], Callable]:
 @engine_command("system", *_PLAY_FLAGS)
 def deal(
     settings: Settings,
-    board: int = typer.Option(1, "--board", "-b", min=1, help="Board number: sets dealer and vulnerability."),
+    board: int = typer.Option(1, "--board", min=1, help="Board number: sets dealer and vulnerability."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a diagram."),
     bid: bool = typer.Option(False, "--bid", help="Also bid the board with four copies of the robot's bidder."),
     play: bool = typer.Option(False, "--play", help="Bid the board, play it out with four robot players, score it."),
-    pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here."),
+    pbn_out: Optional[str] = typer.Option(None, "--pbn", help="Write the board (auction, play, score) as PBN here. "
+                                                           + _default("none")),
 ) -> None:
     """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
 
@@ -221,15 +369,13 @@ def deal(
     explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
     """
     import dataclasses
-    import os
     import random
 
+    from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
     from squeeze.engine.record import BoardRecord
 
     if pbn_out is not None:  # refuse a path that cannot be written before spending time on the board
-        folder = os.path.dirname(os.path.abspath(pbn_out))
-        if os.path.isdir(pbn_out) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            fail(f"cannot write {pbn_out}: {'a directory' if os.path.isdir(pbn_out) else 'no writable folder'}")
+        _check_writable(pbn_out)
     seed = settings.engine.seed
     rng = random.Random(seed)
     d = Deal.random(rng)
@@ -280,7 +426,7 @@ def deal(
         typer.echo("")
         for c in calls:
             typer.echo(f"  {c['seat']}  {c['call'] + ('!' if c['alert'] else ''):<4} {c['explanation']}")
-        typer.echo(f"Contract: {'passed out' if contract is None else str(contract)}")
+        typer.echo(f"Contract: {'passed out' if contract is None else contract.text}")
     if board_play is not None:
         typer.echo("")
         _echo_tricks(board_play, cards)
@@ -289,7 +435,7 @@ def deal(
         typer.echo("Score: 0 (passed out)")
 
 
-def _card_seats(play) -> list[Seat]:
+def _card_seats(play) -> list:
     """The hand each card of a complete ``Play`` came from, in play order."""
     return [leader.next(k) for leader, _trick, _winner in play.tricks for k in range(4)]
 
@@ -307,6 +453,7 @@ def _write_pbn(path: str, record) -> None:
 def _engine_params(settings: Settings):
     """The engine's ``PlayerParams`` for ``settings`` (exits with a clear error on a value the engine refuses)."""
     from squeeze.config.settings import engine_params
+    from squeeze.engine.cards import BridgeError
 
     try:
         return engine_params(settings)
@@ -327,7 +474,7 @@ def _result_line(play, vul=None) -> str:
     c = play.contract
     tricks = play.declarer_tricks
     over = tricks - c.tricks_needed
-    line = f"{c.pbn} by {c.declarer.name.title()}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
+    line = f"{c.text}: {tricks} tricks ({'=' if over == 0 else f'{over:+d}'})"
     if vul is not None:
         from squeeze.engine.scoring import score as _score
 
@@ -341,12 +488,12 @@ def score(
     contract: str = typer.Argument(..., help="Contract like 4H, 3N, 6SXX (a declarer suffix such as 3NS is allowed)."),
     declarer: Optional[str] = typer.Argument(None, help="Declarer seat N/E/S/W (if not in the contract)."),
     tricks: Optional[int] = typer.Argument(None, help="Tricks taken by declarer, 0..13."),
-    vul: str = typer.Option("None", "--vul", help="None, NS, EW or Both."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help='Print {"score": n}.'),
 ) -> None:
     """Duplicate score of declarer's side (negative when the contract goes down)."""
     from squeeze.engine.auction import Contract
-    from squeeze.engine.cards import Vul
+    from squeeze.engine.cards import BridgeError, Seat, Vul
     from squeeze.engine.scoring import score as _score
 
     try:
@@ -371,7 +518,7 @@ def score(
     else:
         made = tricks - c.tricks_needed
         outcome = "=" if made == 0 else f"{made:+d}"
-        typer.echo(f"{c}{outcome} ({tricks} tricks), {v.pbn} vulnerable: {points:+d} for {c.declarer.side_name}")
+        typer.echo(f"{c.text}: {tricks} tricks ({outcome}), vulnerable {v.pbn}: {points:+d} for {c.declarer.side_name}")
 
 
 @app.command()
@@ -381,13 +528,14 @@ def bid(
     hand: Optional[str] = typer.Argument(None, help="Hand S.H.D.C, e.g. AK94.T82.K73.QJ5 (omit with --batch)."),
     auction: str = typer.Argument("", help="Calls so far from the dealer, blank-separated: '1N P'."),
     dealer: str = typer.Option("N", "--dealer", "-d", help="Dealer seat N/E/S/W."),
-    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability None, N-S, E-W or Both."),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability: None, NS, EW or All."),
     batch: bool = typer.Option(False, "--batch", help='Read JSON lines {"id","hand","auction","dealer","vul"}.'),
     explain: bool = typer.Option(False, "--explain", help="Also print what every earlier call shows and denies."),
 ) -> None:
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
     from squeeze.config.bidding import BiddingSystemError, load_system
     from squeeze.engine.bidding.requests import answer_record, parse_request
+    from squeeze.engine.cards import BridgeError
     from squeeze.robot.logs import log_decision
 
     params = _engine_params(settings)
@@ -442,16 +590,25 @@ def bid(
 @app.command("pbn")
 def pbn_cmd(
     path: str = typer.Argument(..., help="PBN file to read ('-' for standard input)."),
-    export: Optional[str] = typer.Option(None, "--export", help="Write the good games as PBN 2.1 export format."),
-    lin: Optional[str] = typer.Option(None, "--lin", help="Write the good games as BBO LIN (one board a line)."),
+    export: Optional[str] = typer.Option(None, "--export", help="Write the good games as PBN 2.1 export format. "
+                                                              + _default("none")),
+    lin: Optional[str] = typer.Option(None, "--lin", help="Write the good games as BBO LIN (one board a line). "
+                                                         + _default("none")),
     vugraph: Optional[str] = typer.Option(None, "--vugraph", help="Write a team match as a BBO vugraph LIN file "
-                                          "(Room tags Open/Closed pair the tables)."),
+                                          "(Room tags Open/Closed pair the tables). " + _default("none")),
     score: bool = typer.Option(False, "--score", help="Add a Score tag to the PBN export."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first error."),
 ) -> None:
-    """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it."""
+    """Check a PBN file (deal, auction and play legality, with game and line of every problem); convert it.
+
+    Exit code 0 when every game is good; 1 when a game has errors (the good ones are still converted) or the file
+    holds no game at all (empty, truncated before its first game ends, not PBN: nothing is written); 2 on bad
+    arguments."""
+    from squeeze.engine.cards import BridgeError
     from squeeze.engine.lin import write_lin, write_lin_match
     from squeeze.engine.pbn import PbnError, encode_pbn, read_pbn, write_pbn
+
+    _logs()
 
     try:
         if path == "-":
@@ -469,6 +626,11 @@ def pbn_cmd(
         typer.echo(f"warning: {w}", err=True)
     for e in result.errors:
         typer.echo(f"error: {e}", err=True)
+    name = "standard input" if path == "-" else path
+    if not result.games:  # nothing to convert: no empty file is written, and this is not a success
+        fail(f"{name}: no game could be read (the error{'s' if len(result.errors) > 1 else ''} above); nothing written"
+             if result.errors else f"{name}: no PBN game in it (a game is a block of tags such as [Board \"1\"] "
+                                   "[Deal \"N:...\"]); nothing written", code=1)
     typer.echo(f"{len(result.games)} games read, {len(result.errors)} with errors, {len(result.warnings)} warnings")
     try:
         if export:
@@ -495,13 +657,14 @@ def play_cmd(
     settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ...".'),
     contract: str = typer.Option(..., "--contract", "-c", help="Contract with its declarer, e.g. 3NS or 4HXE."),
-    lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ (default: the robot leads)."),
+    lead: Optional[str] = typer.Option(None, "--lead", help="Opening lead, e.g. SQ. "
+                                                                  + _default("the robot leads")),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
     """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
     from squeeze.engine.auction import Contract
     from squeeze.engine.board import IllegalCardError, Play
-    from squeeze.engine.cards import Card
+    from squeeze.engine.cards import BridgeError, Card, Deal
     from squeeze.engine.play.oracle import SolverUnavailable
     from squeeze.engine.play.card_player import CardPlayer, play_out
 
@@ -550,6 +713,8 @@ def protocol_lines_cmd(
     from squeeze.protocol.errors import ProtocolError
     from squeeze.protocol.messages import format as format_message, parse as parse_message
 
+    _logs()
+
     try:
         data = sys.stdin.buffer.read() if path is None else open(path, "rb").read()
     except OSError as exc:
@@ -577,28 +742,43 @@ def protocol_lines_cmd(
 def seat_cmd(
     settings: Settings,
     transcript: Optional[str] = typer.Option(None, "--transcript", metavar="FILE",
-                                             help="Append the raw session (time, direction, line) to FILE."),
+                                             help="Append the raw session (time, direction, line) to FILE. "
+                                                  + _default("none")),
 ) -> None:
     """Take a seat at a Blue Chip table manager and play until it ends the session.
 
     Connects (retrying while the manager starts), answers every line, decides each call and card in a worker
-    process within the time budget, reconnects after a drop. Exit code 0 after 'End of session'; 2 refused;
-    3 unreachable; 4 the manager went silent; 5 the connection kept dropping.
+    process within the time budget, reconnects after a drop. Exit code 0 after 'End of session'; 2 refused (or
+    bad input); 3 unreachable; 4 the manager went silent; 5 the connection kept dropping; 130 interrupted
+    (Ctrl-C).
     """
     import asyncio
     from pathlib import Path
 
-    from squeeze.config.settings import engine_params
     from squeeze.robot.agent import SeatAgent, options_from_settings
 
+    if transcript is not None:  # before connecting: a path that cannot be written is the user's typo
+        try:
+            with open(transcript, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            fail(f"cannot write the transcript {transcript}: {exc.strerror or exc}")
     options = options_from_settings(settings, transcript=None if transcript is None else Path(transcript))
-    code = asyncio.run(SeatAgent(options, engine_params(settings)).run())
+    params = _engine_params(settings)
+    try:
+        code = asyncio.run(SeatAgent(options, params).run())
+    except KeyboardInterrupt:
+        typer.echo("squeeze seat: interrupted", err=True)
+        raise typer.Exit(130)
     raise typer.Exit(code)
 
 
 def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool) -> MqttSettings:
     """``[mqtt]`` with ``--mqtt URL`` applied (``mqtt://HOST:PORT`` or ``embedded``); exits with the reason on a bad
     address."""
+    from pydantic import ValidationError
+
+    from squeeze.config.settings import MqttSettings, describe_errors
     from squeeze.robot.events import EventError, parse_mqtt_url
 
     if url is None:
@@ -616,31 +796,39 @@ def _mqtt_settings(settings: Settings, url: Optional[str], *, embedded_ok: bool)
     try:
         return MqttSettings(**{**settings.mqtt.model_dump(), **update})
     except ValidationError as exc:
-        fail("; ".join(f"mqtt.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+        fail(describe_errors(exc, MqttSettings, "mqtt"))
 
 
 _MQTT_HELP = ("Publish live events: mqtt://HOST:PORT (a broker), or 'embedded' (start one in this process, on the "
-              "mqtt settings' host and port). Default: the mqtt settings (off).")
+              "mqtt settings' host and port). " + _default("the mqtt settings: off"))
 
 
 @app.command("tm")
 @engine_command(*_TM_FLAGS)
 def tm_cmd(
     settings: Settings,
-    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out at each table's first "
-                                                        "unfinished board (give the same boards options)."),
+    resume: bool = typer.Option(False, "--resume", help="Only continue a run: refuse a --out that holds none "
+                                                        "(without it, a run there is continued too)."),
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP),
+    random_boards: Optional[int] = typer.Option(None, "--random-boards", hidden=True,
+                                                help="Deprecated spelling of --boards N."),
 ) -> None:
     """Run a Blue Chip table manager: one port, many tables, clocks, every finished board stored before the table
     moves on; PBN, LIN and summary.json under --out; live events over MQTT with --mqtt (follow them with squeeze
-    watch). Exit code 0 when every match is over, 1 when stopped by a signal (continue with --resume), 2 on bad
-    input (a read-only results folder too), 3 when a result could not be written (disk full, folder made
-    read-only): it stops at once, nothing unsaved counted; continue with --resume."""
+    watch). The same command again continues a run in --out (another run there is refused, naming what differs).
+    Exit code 0 when every match is over, 1 when stopped by a signal (the same command continues), 2 on bad input
+    (a port taken, a read-only results folder, another run in --out), 3 when a result could not be written (disk
+    full, folder made read-only): it stops at once, nothing unsaved counted; the same command continues."""
     from squeeze.robot.tm.run import RunError, run_tm
 
+    if random_boards is not None:
+        typer.secho("warning: --random-boards is deprecated and goes in the next version: say --boards "
+                    f"{random_boards}", err=True, fg=typer.colors.YELLOW)
+        if "boards" not in settings.tm.model_fields_set or settings.tm.boards == random_boards:
+            settings = settings.model_copy(update={"tm": settings.tm.model_copy(update={"boards": random_boards})})
     mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
     try:
-        code = run_tm(settings.tm, resume=resume, mqtt=mqtt_settings)
+        code = run_tm(settings.tm, resume=resume or None, mqtt=mqtt_settings)
     except RunError as exc:
         fail(str(exc))
     raise typer.Exit(code)
@@ -650,23 +838,33 @@ def tm_cmd(
 @engine_command(*_MATCH_FLAGS)
 def match_cmd(
     settings: Settings,
-    a_name: Optional[str] = typer.Option(None, "--a-name", help="Team A's name (default: its configuration's)."),
-    b_name: Optional[str] = typer.Option(None, "--b-name", help="Team B's name (default: its configuration's)."),
+    a_name: Optional[str] = typer.Option(None, "--a-name", help="Team A's name. "
+                                                                      + _default("its configuration's")),
+    b_name: Optional[str] = typer.Option(None, "--b-name", help="Team B's name. "
+                                                                      + _default("its configuration's, or Guests")),
     b_cmd: Optional[str] = typer.Option(None, "--b-cmd", metavar="COMMAND",
                                         help='Team B is another program, launched per seat: "prog {host} {port} '
-                                             '{seat}" ({team} is its team name).'),
+                                             '{seat}" ({team} is its team name). ' + _default("none: our robot")),
     b_external: bool = typer.Option(False, "--b-external", help="Team B's four robots connect by themselves."),
-    resume: bool = typer.Option(False, "--resume", help="Continue the match in --out."),
-    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help="Publish live events: mqtt://HOST:PORT "
-                                       "or 'embedded' (follow with squeeze watch). Default: the mqtt settings."),
+    resume: bool = typer.Option(False, "--resume", help="Only continue a match: refuse a --out that holds none "
+                                                        "(without it, a match there is continued too)."),
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP),
+    recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
+                                        help="Also write the board-by-board recap to FILE. " + _default("none")),
 ) -> None:
     """A team match between two robot configurations: our table manager and eight robots on this machine (real
     TCP), two rooms, the same boards with the seats swapped, IMPs per board. Writes boards.pbn, the LIN file and
-    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out."""
+    summary.json (IMPs per board with its standard error and 95% interval, VPs, think times) to --out, and prints
+    a recap of every board (both rooms' contracts and results, the swing, par). The same command again continues
+    a match in --out (another run there is refused, naming what differs). Exit code 0 when
+    every board of both rooms finished, 1 when stopped before (Ctrl-C, a robot that kept failing, a stall: the
+    same command continues), 2 on bad input."""
     import asyncio
+    import shutil
     from pathlib import Path
 
-    from squeeze.robot.match import TeamSpec, run_match
+    from squeeze.robot.logs import configure_logging
+    from squeeze.robot.match import MATCH_NAME, TeamSpec, check_match, run_match
     from squeeze.robot.match_view import MatchView
     from squeeze.robot.tm.run import RunError
 
@@ -676,22 +874,56 @@ def match_cmd(
         names = (names[0] + "-A", names[1] + "-B")
     team_a = TeamSpec(names[0], mt.a)
     team_b = TeamSpec(names[1], None if (b_cmd or b_external) else mt.b, command=b_cmd, external=b_external)
+    tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set}
+    mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
+    out = Path(mt.out)
+    try:  # every team, before anything starts or any file is made
+        check_match(team_a, team_b, tm)
+    except RunError as exc:
+        fail(str(exc))
+    if recap is not None:
+        _check_writable(recap)
     view = MatchView(mt.boards, names)
     # The table manager inside logs every line: to a file beside the results, not over the live view.
-    Path(mt.out).mkdir(parents=True, exist_ok=True)
-    log_file = open(Path(mt.out) / "match.log", "a", encoding="utf-8")
+    fresh = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        log_file = open(out / "match.log", "a", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
     configure_logging(settings.log.level, "json", stream=log_file)
     try:
         with view.live():
-            tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set}
-            result = asyncio.run(run_match(mt.boards, team_a, team_b, Path(mt.out), seed=mt.seed, resume=resume,
+            result = asyncio.run(run_match(mt.boards, team_a, team_b, out, seed=mt.seed, resume=resume or None,
                                            tm_settings=tm, max_restarts=mt.max_restarts, stall_seconds=mt.stall_seconds,
-                                           mqtt=_mqtt_settings(settings, mqtt, embedded_ok=True),
-                                           on_progress=view.update))
+                                           mqtt=mqtt_settings, on_progress=view.update))
     except (RunError, ValueError) as exc:
+        log_file.close()
+        if fresh and [p.name for p in out.iterdir()] == ["match.log"]:  # refused before it began: leave nothing
+            shutil.rmtree(out, ignore_errors=True)
         fail(str(exc))
-    view.print_summary(result.summary, Path(mt.out))
+    except KeyboardInterrupt:  # the match stopped its robots and wrote its files from the store
+        summary = _read_summary(out)
+        if summary is not None:
+            _print_recap(out, MATCH_NAME, recap, solve_seconds=0)
+            view.print_summary(summary, out)
+        typer.echo(f"interrupted: every finished board is stored in {out}; run the same command to continue",
+                   err=True)
+        raise typer.Exit(1)
+    _print_recap(out, MATCH_NAME, recap)
+    view.print_summary(result.summary, out)
+    if not result.finished:
+        typer.echo(f"stopped before the end: every finished board is stored in {out}; run the same command to "
+                   "continue", err=True)
     raise typer.Exit(0 if result.finished else 1)
+
+
+def _read_summary(out) -> Optional[dict]:
+    """``out/summary.json`` as written (``None`` if it is not there or not readable)."""
+    try:
+        return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _team_name(config: str) -> str:
@@ -706,12 +938,14 @@ def _team_name(config: str) -> str:
 def watch_cmd(
     settings: Settings,
     mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL",
-                                       help="The broker: mqtt://HOST:PORT (default: host and port of the mqtt settings)."),
-    table: Optional[str] = typer.Option(None, "--table", help="Only this table (as in the topics: match.Room)."),
-    event: Optional[str] = typer.Option(None, "--event", help="Only this event's tables."),
+                                       help="The broker: mqtt://HOST:PORT. "
+                                            + _default("host and port of the mqtt settings")),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this table (as in the topics: match.Room). "
+                                        + _default("every table")),
+    event: Optional[str] = typer.Option(None, "--event", help="Only this event's tables. " + _default("every event")),
     web: Optional[int] = typer.Option(None, "--web", metavar="PORT",
                                       help="Serve a live page on this port (0: any free port) instead of the "
-                                           "terminal view."),
+                                           "terminal view. " + _default("none: the terminal view")),
     web_host: str = typer.Option("127.0.0.1", "--web-host", help="Address the page is served on."),
 ) -> None:
     """Follow live tables: a terminal view of every table (or --table), or with --web a page for a browser: hand
@@ -739,10 +973,13 @@ def watch_cmd(
 @app.command("tm-transcript")
 def tm_transcript_cmd(
     path: Optional[str] = typer.Argument(None, help="A squeeze tm log (JSON lines); default: standard input."),
-    table: Optional[str] = typer.Option(None, "--table", help="Only this match (or match/room)."),
+    table: Optional[str] = typer.Option(None, "--table", help="Only this match (or match/room). "
+                                        + _default("every table")),
 ) -> None:
     """Print the lines a table manager exchanged, from its JSON log: time, table, seat, direction, line."""
     from squeeze.robot.tm.transcript import format_transcript, read_transcript
+
+    _logs()
 
     try:
         text = sys.stdin.read() if path is None else open(path, encoding="utf-8", errors="replace").read()
@@ -757,15 +994,25 @@ _SELFPLAY_ENGINE_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "secon
 
 @app.command("selfplay")
 @engine_command(*_SELFPLAY_FLAGS, *_SELFPLAY_ENGINE_FLAGS)
-def selfplay_cmd(settings: Settings, layers: dict) -> None:
+def selfplay_cmd(
+    settings: Settings,
+    layers: dict,
+    mqtt: Optional[str] = typer.Option(None, "--mqtt", metavar="URL", help=_MQTT_HELP.replace(
+        "Publish live events", "Publish every finished board's live events (the table manager's)")),
+    recap: Optional[str] = typer.Option(None, "--recap", metavar="FILE",
+                                        help="Also write the board-by-board recap to FILE. " + _default("none")),
+) -> None:
     """Play configuration A against B on the same boards in two rooms (A N/S in the open room, E/W in the closed
     room), in-process, on a local process pool or Dask; IMPs/board with its 95 % interval, LOS, flat boards,
-    bidding/play split and par-adjusted figures; boards.pbn, summary.json and imps.png under --out.
+    bidding/play split and par-adjusted figures; boards.pbn, summary.json and imps.png under --out; at the end a
+    recap of every board (both rooms' contracts and results, the swing, par).
 
     Each team is a preset name or a TOML settings file (a preset is read over --config, a file over --preset);
-    engine flags given here (--worlds, ...) apply to both. Every board is stored as it finishes: the same command
-    resumes a stopped run, another configuration in the same --out is refused. Exit code 0 when done or decided
-    by --sprt, 1 when interrupted (run it again to continue) or stopped by --strict, 2 on bad input.
+    engine flags given here (--worlds, ...) apply to both. Every board is stored as it finishes (a line per board
+    when not on a terminal): the same command continues a stopped run, another configuration in the same --out is
+    refused. With --mqtt, every finished board is published as the table manager publishes its tables' (tables
+    selfplay.Open and selfplay.Closed; follow with squeeze watch). Exit code 0 when done or decided by --sprt, 1
+    when interrupted (run it again to continue) or stopped by --strict, 2 on bad input.
     """
     import signal
 
@@ -774,18 +1021,28 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
     from squeeze.robot.selfplay.run import ExecutorError, SelfPlayError, StrictStop, load_team, run_selfplay
 
     sp = settings.selfplay
+    mqtt_settings = _mqtt_settings(settings, mqtt, embedded_ok=True)
+    if recap is not None:
+        _check_writable(recap)
     try:
         teams = tuple(load_team(spec, seed=sp.seed, config_file=layers["config"], preset=layers["preset"],
                                 engine=layers["engine"]) for spec in (sp.a, sp.b))
     except SelfPlayError as exc:
         fail(str(exc))
+    if teams[0].params == teams[1].params:
+        typer.secho(f"warning: team A and team B are the same configuration ({sp.a} and {sp.b}): both rooms play "
+                    "alike, most boards will be flat, and the run measures nothing but noise", err=True,
+                    fg=typer.colors.YELLOW)
+    events = _start_events(mqtt_settings)
     # SIGTERM stops the run as Ctrl-C does: the store keeps what finished, the files are written from it
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[imps]}"),
                TimeElapsedColumn(), TextColumn("left {task.fields[eta]}"))
-    with Progress(*columns, console=None, transient=False, disable=not sys.stderr.isatty()) as bar:
+    terminal = sys.stderr.isatty()
+    with Progress(*columns, console=None, transient=False, disable=not terminal) as bar:
         task = bar.add_task(f"{teams[0].name} v {teams[1].name}", total=sp.boards, imps="", eta="?")
+        counted = {"done": 0, "swings": []}
 
         def show(p) -> None:
             s = p.summary
@@ -795,11 +1052,29 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
             left = "?" if eta != eta else f"{int(eta) // 3600}:{int(eta) % 3600 // 60:02d}:{int(eta) % 60:02d}"
             bar.update(task, completed=p.done, imps=imps, eta=left)
 
+        def board_line(f) -> None:  # off a terminal: a line per board as it is stored (the bar shows it on one)
+            from squeeze.robot.recap import result_text
+
+            counted["done"] += 1
+            if terminal:
+                return
+            if f.error is not None:
+                what = f"voided ({f.error.splitlines()[0]})"
+            else:
+                counted["swings"].append(f.comparison.swing)
+                n = len(counted["swings"])
+                what = (f"open {result_text(f.open)}, closed {result_text(f.closed)}: {f.comparison.swing or 0:+d} "
+                        f"IMPs to A; A {sum(counted['swings']) / n:+.2f} IMPs/board over {n} boards")
+            typer.echo(f"squeeze selfplay: board {f.board}: {what} ({counted['done']} this session)", err=True)
+
         try:
-            report = run_selfplay(sp, teams, progress=show)  # type: ignore[arg-type]
+            report = run_selfplay(sp, teams, progress=show, on_board=board_line,  # type: ignore[arg-type]
+                                  events=events)
         except (SelfPlayError, ExecutorError) as exc:
             bar.stop()
+            _close_events(events)
             fail(str(exc), code=1 if isinstance(exc, StrictStop) else 2)
+    _close_events(events)
     s = report.summary
     line = f"{s['boards']} boards compared, {s['voided']['count']} voided"
     if s["imps_per_board"] is not None:
@@ -810,11 +1085,68 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
         pa = s["par_adjusted"]
         line += f"; par-adjusted {pa['imps_per_board']:+.3f}; flat {s['flat']}"
     if s["sprt"] is not None:
-        line += f"; SPRT {s['sprt']['verdict']} after {s['sprt']['boards']} boards (LLR {s['sprt']['llr']:.2f})"
+        verdict = "undecided" if s["sprt"]["verdict"] == "continue" else s["sprt"]["verdict"]
+        line += f"; SPRT {verdict} after {s['sprt']['boards']} boards (LLR {s['sprt']['llr']:.2f})"
+    _print_recap(report.out, "selfplay", recap)
     typer.echo(line)
     typer.echo(f"results in {report.out}" + (" (interrupted: run the same command to continue)"
                                              if report.stopped == "interrupted" else ""))
     raise typer.Exit(1 if report.stopped == "interrupted" else 0)
+
+
+def _check_writable(path: str) -> None:
+    """Exit with a clear error now if ``path`` cannot be written (before a run spends its time)."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        fail(f"cannot write {path}: {'a directory' if os.path.isdir(path) else 'no writable folder'}")
+
+
+def _print_recap(out, match: str, recap_file: Optional[str], solve_seconds: float = 10.0) -> None:
+    """The board-by-board recap of ``match`` in the store under ``out``: printed, and written to ``recap_file``."""
+    import os
+
+    from squeeze.robot.recap import format_recap, recap_from_store
+
+    try:
+        rows, teams = recap_from_store(out, match, solve_seconds=solve_seconds, threads=os.cpu_count() or 1)
+    except Exception as exc:  # (the verdict stands without its recap: say why, do not fail the run)
+        typer.echo(f"warning: no recap: {exc}", err=True)
+        return
+    if not rows:
+        return
+    text = format_recap(rows, teams)
+    typer.echo(text, nl=False)
+    if recap_file is not None:
+        try:
+            with open(recap_file, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            typer.echo(f"warning: cannot write the recap to {recap_file}: {exc.strerror or exc}", err=True)
+
+
+def _start_events(mqtt: MqttSettings):
+    """A started ``BackgroundPublisher`` of ``[mqtt]`` (``None`` when off); exits with the reason if its broker
+    cannot be reached or started."""
+    if not mqtt.enabled:
+        return None
+    from squeeze.robot.events import BackgroundPublisher
+
+    try:
+        events = BackgroundPublisher(mqtt)
+        events.start()
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    where = "the embedded broker at " if mqtt.embedded else ""
+    typer.echo(f"squeeze: publishing events to {where}{events.url}", err=True)
+    return events
+
+
+def _close_events(events) -> None:
+    if events is not None:
+        stats = events.close()
+        typer.echo(f"squeeze: events: {stats.published} published, {stats.dropped} dropped", err=True)
 
 
 @app.command("solve")
@@ -822,19 +1154,25 @@ def selfplay_cmd(settings: Settings, layers: dict) -> None:
 def solve_cmd(
     settings: Settings,
     deal_text: str = typer.Argument(..., metavar="DEAL", help='PBN deal, e.g. "N:AK94.T82.K73.QJ5 ... ... ..."'),
-    leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat."),
-    trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT."),
+    leader: Optional[str] = typer.Option(None, "--leader", "-l", help="Score every opening lead of this seat. "
+                                         + _default("none: the whole table")),
+    trump: Optional[str] = typer.Option(None, "--trump", "-t", help="Strain for --leader: C, D, H, S or NT. "
+                                        + _default("none")),
+    vul: str = typer.Option("None", "--vul", "-v", help="Vulnerability for the par: None, NS, EW or All."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Double-dummy table of DEAL (tricks for each declarer in each strain), or with --leader/--trump the
-    double-dummy score of every opening lead (tricks for the leader's side)."""
-    from squeeze.engine.cards import Strain
+    """Double-dummy table of DEAL (tricks for each declarer in each strain) and its par (the contract neither side
+    gains by bidding past, double dummy, at --vul); or with --leader/--trump the double-dummy score of every
+    opening lead (tricks for the leader's side)."""
+    from squeeze.engine.cards import BridgeError, Deal, Seat, Strain, Vul
     from squeeze.engine.dds import Position, Solver
+    from squeeze.engine.scoring import par
 
     try:
         d = Deal.parse(deal_text)
+        v = Vul.parse(vul)
     except BridgeError as exc:
-        fail(f"bad deal: {exc}")
+        fail(f"bad deal: {exc}" if "vulnerab" not in str(exc) else str(exc))
     if (leader is None) != (trump is None):
         fail("--leader and --trump go together (e.g. --leader W --trump H)")
     from squeeze.engine.dds import _solver
@@ -859,12 +1197,17 @@ def solve_cmd(
             typer.echo(f"  {c}  {v}")
         return
     table = solver.solve_table(d)
+    par_ns, par_contract = par(table, v)
     if as_json:
-        typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict()}))
+        typer.echo(json.dumps({"deal": d.to_pbn(), "tricks": table.to_dict(),
+                               "par": {"vul": v.pbn, "score_ns": par_ns,
+                                       "contract": None if par_contract is None else str(par_contract)}}))
         return
     typer.echo(d.diagram())
     typer.echo("Tricks for declarer:")
     typer.echo(str(table))
+    typer.echo(f"Par, vulnerable {v.pbn}: " + ("passed out, 0" if par_contract is None else
+                                               f"{par_contract.text}, {par_ns:+d} for NS"))
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m robot.cli`

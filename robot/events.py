@@ -41,6 +41,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import logging
+import os
 import threading
 import time
 import uuid
@@ -65,7 +67,7 @@ __all__ = [
     "DummyEvent", "DealEvent", "ResultEvent", "SummaryEvent", "IncidentEvent", "SummaryRow", "parse_event",
     "topic_segment", "table_id", "parse_mqtt_url", "board_event", "deal_event", "dummy_event", "call_event",
     "card_event", "trick_event", "result_event",
-    "summary_event", "board_events", "TableFeed", "EventPublisher", "PublisherStats", "EmbeddedBroker",
+    "summary_event", "board_events", "TableFeed", "RoomsFeed", "EventPublisher", "BackgroundPublisher", "PublisherStats", "EmbeddedBroker",
     "subscribe",
 ]
 
@@ -452,10 +454,11 @@ def summary_event(event: str, table: str, records: Sequence[BoardRecord], *,
                         imps=sum(swings) if other is not None else None)
 
 
-def board_events(event: str, table: str, record: BoardRecord, *, history: Sequence[BoardRecord] = ()) -> list[Event]:
+def board_events(event: str, table: str, record: BoardRecord, *, history: Sequence[BoardRecord] = (),
+                 other: Optional[Sequence[BoardRecord]] = None) -> list[Event]:
     """Every event of a finished board in the order a live table gives them (board, calls, cards and tricks, deal,
-    result, then the summary of ``history`` and this board): for sources that only see boards once they are over
-    (self-play), and for replays."""
+    result, then the summary of ``history`` and this board, with IMPs against ``other``, the other room's finished
+    boards): for sources that only see boards once they are over (self-play), and for replays."""
     out: list[Event] = [board_event(event, table, record)]
     if record.auction is not None:
         notes = record.call_notes or (CallNote(),) * len(record.auction.calls)
@@ -473,8 +476,31 @@ def board_events(event: str, table: str, record: BoardRecord, *, history: Sequen
             if len(play.cards) == 1 or (len(play.cards) % 4 == 0 and len(play.cards) < 52):
                 out.append(dummy_event(event, table, record.board, record.deal, play))
     out += [deal_event(event, table, record), result_event(event, table, record),
-            summary_event(event, table, [*history, record])]
+            summary_event(event, table, [*history, record], other=other)]
     return out
+
+
+class RoomsFeed:
+    """The live events of a two-room match whose boards are seen only once both rooms have played them (self-play):
+    ``board_finished({room: record})`` publishes each room's whole board (``board_events``) on table
+    ``<match>.<room>``, the summary with the IMPs against the other room, as the table manager's tables do.
+    ``finished``: the rooms' boards of an earlier session (a resumed run), so that the summaries count them."""
+
+    def __init__(self, publisher: "EventPublisher | BackgroundPublisher", event: str, match: str, *,
+                 finished: Optional[dict[str, Sequence[BoardRecord]]] = None) -> None:
+        self.publisher = publisher
+        self.event = event
+        self.match = match
+        self.records: dict[str, list[BoardRecord]] = {room: list(recs) for room, recs in (finished or {}).items()}
+
+    def board_finished(self, rooms: dict[str, BoardRecord]) -> None:
+        for room, record in rooms.items():
+            history = self.records.setdefault(room, [])
+            others = [r for other, recs in self.records.items() if other != room for r in recs]
+            others += [r for other, r in rooms.items() if other != room]
+            for ev in board_events(self.event, table_id(self.match, room), record, history=history, other=others):
+                self.publisher.publish(ev)
+            history.append(record)
 
 
 class TableFeed:
@@ -561,6 +587,11 @@ class TableFeed:
 # --- the broker inside the process ----------------------------------------------------------------------------
 
 
+class _DropRecords(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
 class EmbeddedBroker:
     """An amqtt broker in this asyncio loop (``--mqtt embedded``): MQTT 3.1.1, anonymous clients, no persistence.
     ``await start()`` returns the port it listens on (``port=0``: any free one)."""
@@ -577,10 +608,20 @@ class EmbeddedBroker:
                   # only the authentication plugin: amqtt's default set also logs every packet and publishes $SYS
                   "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
         broker = Broker(config)
+        # amqtt logs its own traceback of a failed start (to stderr, through logging's last resort); the error we
+        # raise says it in one line instead
+        quiet = _DropRecords()
+        broker.logger.addFilter(quiet)
         try:
             await broker.start()
         except Exception as exc:  # amqtt wraps the bind error (address in use) in its own BrokerError
-            raise OSError(f"the embedded MQTT broker cannot listen on {self.host}:{self.port}: {exc}") from None
+            cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+            errno = getattr(cause, "errno", None)
+            reason = os.strerror(errno) if errno and errno > 0 else getattr(cause, "strerror", None) or str(cause)
+            raise OSError(f"the embedded MQTT broker cannot listen on {self.host}:{self.port}: {reason.lower()} "
+                          "(another broker there? set [mqtt] port, or SQUEEZE_MQTT__PORT)") from None
+        finally:
+            broker.logger.removeFilter(quiet)
         self._broker = broker
         # amqtt has no public accessor for the bound address; its listener wraps an asyncio Server
         server = broker._servers["default"].instance
@@ -794,6 +835,51 @@ class EventPublisher:
         _log.info("events.closed", broker=self.url, published=self.stats.published, dropped=self.stats.dropped,
                   connections=self.stats.connections)
         return self.stats
+
+
+class BackgroundPublisher:
+    """An ``EventPublisher`` on an event loop of its own, in a thread: for a source without an asyncio loop
+    (self-play's main loop waits on its workers). ``start()`` starts it (and the embedded broker) and raises what
+    the publisher's start raises (``OSError``: the broker cannot listen); ``publish`` never blocks; ``close()``
+    flushes, stops and returns the counts."""
+
+    def __init__(self, settings: MqttSettings) -> None:
+        self.publisher = EventPublisher(settings)  # (ValueError: port 0 without the embedded broker)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="squeeze-events-loop", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return self.publisher.url
+
+    @property
+    def stats(self) -> PublisherStats:
+        return self.publisher.stats
+
+    def start(self, timeout: float = 30.0) -> None:
+        self._thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(self.publisher.start(), self._loop).result(timeout)
+        except BaseException:
+            self._stop_loop()
+            raise
+
+    def publish(self, event: Event) -> Optional[Event]:
+        return self.publisher.publish(event)
+
+    def close(self, flush_seconds: float = 2.0) -> PublisherStats:
+        try:
+            return asyncio.run_coroutine_threadsafe(self.publisher.close(flush_seconds),
+                                                    self._loop).result(flush_seconds + 30)
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+        if not self._loop.is_running():
+            self._loop.close()
 
 
 # --- the watcher's side ---------------------------------------------------------------------------------------

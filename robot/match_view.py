@@ -31,20 +31,21 @@ class MatchView:
         if not self.console.is_terminal:
             yield self
             return
-        with Live(self._render(None, {"finished": 0, "total": 2 * self.boards}), console=self.console,
+        with Live(self._render(None, {"boards": 0, "total": self.boards, "rooms": {}}), console=self.console,
                   refresh_per_second=4, transient=False) as live:
             self._live = live
             yield self
         self._live = None
 
     def update(self, manager, progress: dict) -> None:
-        """Called by ``run_match`` a few times a second with the table manager and the count of boards done."""
+        """Called by ``run_match`` a few times a second with the table manager and the boards done (``boards``:
+        finished in both rooms, of ``total``; ``rooms``: each room's count)."""
         if self._live is not None:
             self._live.update(self._render(manager, progress))
-        elif progress["finished"] > self._reported:
-            self._reported = progress["finished"]
-            print(f"squeeze match: {progress['finished']}/{progress['total']} boards finished "
-                  f"({self._score(manager, progress['finished'])})", file=sys.stderr, flush=True)
+        elif progress["boards"] > self._reported:
+            self._reported = progress["boards"]
+            print(f"squeeze match: {progress['boards']}/{progress['total']} boards finished "
+                  f"({self._score(manager, progress['boards'])})", file=sys.stderr, flush=True)
 
     def _score(self, manager, finished: int = 0) -> str:
         """The running score, read from the store only when another board has finished (the view is redrawn
@@ -57,8 +58,10 @@ class MatchView:
         return self._score_at[1]
 
     def _render(self, manager, progress: dict) -> Table:
-        t = Table(title=f"{self.teams[0]} v {self.teams[1]}: {progress['finished']} of {progress['total']} "
-                        f"boards finished — {self._score(manager, progress['finished'])}")
+        rooms = progress.get("rooms") or {}
+        each = ", ".join(f"{room.lower()} {n}" for room, n in rooms.items())
+        t = Table(title=f"{self.teams[0]} v {self.teams[1]}: {progress['boards']} of {progress['total']} boards "
+                        f"finished{f' ({each})' if each else ''} — {self._score(manager, progress['boards'])}")
         t.add_column("room")
         t.add_column("board", justify="right")
         t.add_column("contract")
@@ -68,7 +71,7 @@ class MatchView:
                 m = table.machine
                 board = "-" if m.board is None else str(m.board.board)
                 contract = "bidding" if m.auction is not None and not m.auction.is_complete else \
-                    str(m.auction.contract) if m.auction is not None and m.auction.contract else \
+                    m.auction.contract.text if m.auction is not None and m.auction.contract else \
                     "passed out" if m.auction is not None else "-"
                 tricks = "" if m.play is None else f"{m.play.declarer_tricks}/{len(m.play.tricks)}"
                 t.add_row(table.room, board, contract, tricks)

@@ -18,8 +18,11 @@ format and level, JSON lines in a service.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import signal
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -56,8 +59,24 @@ class Decision:
     events: tuple[EngineEvent, ...] = ()  # what the engine said happened on the way, logged by the asking side
 
 
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while a worker process starts, so that it inherits "ignored" (Python keeps a disposition its
+    parent changed): Ctrl-C at a terminal reaches the whole process group, and the parent, not the worker, answers
+    it (the worker is stopped by its parent; no KeyboardInterrupt traceback from it, even in its start-up)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_main(conn: Connection, params: PlayerParams,
                  log: tuple[str, str]) -> None:  # pragma: no cover - runs in the child process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (inherited already; set again for a worker started otherwise)
     configure_logging(*log)  # (spawned: structlog starts unconfigured here)
     t0 = time.monotonic()
     player = Player(params, systems=load_system)
@@ -113,7 +132,8 @@ class DecisionWorker:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.params, current_logging()), daemon=True,
                                  name="squeeze-decisions")
-        proc.start()
+        with _sigint_ignored():
+            proc.start()
         child.close()
         self._proc, self._conn = proc, parent
         try:

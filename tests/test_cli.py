@@ -121,3 +121,28 @@ def test_deal_pbn_to_an_unwritable_path_fails_before_playing(tmp_path, where):
     r = run("deal", "--board", "1", "--seed", "1", "--play", "--pbn", str(tmp_path / where))
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
     assert r.stdout == ""
+
+
+def test_solve_prints_par_beside_the_table():
+    from squeeze.engine.cards import Vul
+    from squeeze.engine.dds import solve_table
+    from squeeze.engine.scoring import par
+
+    deal = "N:AK94.T82.K73.QJ5 Q76.AJ5.T862.T92 JT3.KQ973.AQ4.84 852.64.J95.AK763"
+    table = solve_table(Deal.parse(deal))
+    for vul in ("None", "All"):
+        score, contract = par(table, Vul.parse(vul))
+        out = json.loads(run("solve", "--json", "--vul", vul, deal).stdout)
+        assert out["par"] == {"vul": vul, "score_ns": score, "contract": str(contract)}
+        text = run("solve", "--vul", vul, deal).stdout
+        assert f"Par, vulnerable {vul}: {contract.text}, {score:+d} for NS" in text
+    assert "4H by N, +420 for NS" in run("solve", deal).stdout  # (10 tricks in hearts for North, not vulnerable)
+
+
+def test_contracts_and_vulnerability_read_one_way():
+    # the same contract, printed by score, deal and play: "4HX by S"; vulnerability as PBN writes it
+    r = run("score", "4HX", "S", "10", "--vul", "Both")
+    assert r.stdout.strip() == "4HX by S: 10 tricks (=), vulnerable All: +790 for NS"
+    r = run("play", "N:AK94.T82.K73.QJ5 Q76.AJ5.T862.T92 JT3.KQ973.AQ4.84 852.64.J95.AK763", "-c", "4HN",
+            "--preset", "fast")
+    assert r.returncode == 0 and "4H by N: " in r.stdout.splitlines()[-1]

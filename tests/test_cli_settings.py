@@ -90,14 +90,42 @@ def test_engine_flags_default_to_the_settings():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--worlds", "0"], "engine.worlds: Input should be greater than or equal to 1"),
-    (["--selector", "magic"], "engine.declarer_selector"),
+    (["--worlds", "0"], "engine.worlds = 0: Input should be greater than or equal to 1"),
+    (["--selector", "magic"], "engine.declarer_selector = 'magic': Input should be 'pimc' or 'alphamu'"),
     (["--preset", "turbo"], "unknown preset 'turbo'"),
     (["--config", "/nonexistent/s.toml"], "config file not found"),
 ])
 def test_bad_settings_are_clear_errors(args, message):
     r = CliRunner().invoke(app, ["play", DEAL, "-c", "3NS", *args])
     assert r.exit_code == 2 and message in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize("text,message", [
+    # a typo: the key, the value, and the nearest key there is
+    (b"[engine]\nwrolds = 40\n", "error: engine.wrolds: no such key; did you mean engine.worlds?"),
+    # no near key: every key of the section is listed
+    (b"[log]\ncolour = true\n", "error: log.colour: no such key (the keys of [log]: format, level)"),
+    (b"[engin]\nworlds = 4\n", "error: engin: no such section; did you mean engine?"),
+    # a key renamed since: where it went
+    (b"[tm]\nstrict = true\n", "error: tm.strict: no such key; it is now tm.compliance_report"),
+    # a value out of range or not among those allowed: the value and what is allowed
+    (b"[robot]\nport = 70000\n", "error: robot.port = 70000: Input should be less than or equal to 65535"),
+    (b'[log]\nlevel = "loud"\n', "error: log.level = 'loud': Input should be 'debug', 'info', 'warning' or 'error'"),
+    # not UTF-8 (a Latin-1 file): one line, not a UnicodeDecodeError
+    (b"[engine]\n# caf\xe9\nworlds = 4\n", "is not UTF-8 text (byte 0xe9 on line 2); TOML files are UTF-8"),
+])
+def test_a_settings_file_error_names_the_key_the_value_and_what_is_allowed(tmp_path, text, message):
+    f = tmp_path / "s.toml"
+    f.write_bytes(text)
+    r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "play", DEAL, "-c", "3NS", "--config", str(f)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_an_environment_variable_error_names_its_key(monkeypatch):
+    r = CliRunner().invoke(app, ["play", DEAL, "-c", "3NS"], env={"SQUEEZE_ENGINE__WROLDS": "40"})
+    assert r.exit_code == 2 and "engine.wrolds: no such key; did you mean engine.worlds?" in r.stderr
 
 
 _WARNING_RUN = """

@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
+from squeeze.engine.dds import solve_table
 from squeeze.engine.pbn import read_pbn
-from squeeze.engine.scoring import imps
+from squeeze.engine.scoring import imps, par
 from squeeze.robot.match import MATCH_NAME, TeamSpec, run_match
+from squeeze.robot.recap import result_text
 from squeeze.robot.summary import parse_summary
 from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 
@@ -34,9 +36,11 @@ def test_a_two_board_match_end_to_end(tmp_path):
     config.write_text('[tm]\nboard_seconds = 3600\ntime_fate = "warn"\n[match]\nstall_seconds = 900\n')
     r = subprocess.run([sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "2", "--a", "fast",
                         "--b-cmd", other, "--a-name", "Alpha", "--b-name", "Beta", "--out", str(out),
-                        "--config", str(config)],
+                        "--config", str(config), "--recap", str(tmp_path / "recap.txt")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+    # progress counts boards (both rooms), not table boards
+    assert "squeeze match: 2/2 boards finished" in r.stderr and "/4 boards" not in r.stderr
     store = ResultsStore(out / STORE_FILE, create=False)
     stored = store.settings()
     records = [row.record for row in store.results()]
@@ -56,6 +60,17 @@ def test_a_two_board_match_end_to_end(tmp_path):
         assert pair["Open"].tags["ScoreIMP"] == str(swing) and pair["Closed"].tags["ScoreIMP"] == str(-swing)
         swings.append(swing)
     assert summary["boards"] == 2 and summary["swings"] == {str(b): s for b, s in zip(sorted(rooms), swings)}
+    # the recap a player reads, printed and in --recap FILE: each room's contract and result, the swing, par
+    recap = (tmp_path / "recap.txt").read_text()
+    assert recap in r.stdout and recap.startswith("Board by board: Alpha (N/S in the open room")
+    body = recap.splitlines()[2:2 + len(rooms)]  # (a title, the column heads, then a line per board)
+    for (board, pair), swing, line in zip(sorted(rooms.items()), swings, body):
+        assert line.split()[0] == str(board)
+        assert result_text(pair["Open"].record) in line and result_text(pair["Closed"].record) in line
+        assert (f"{swing:+d}" if swing else "0") in line.split()
+        d = pair["Open"].record
+        score, contract = par(solve_table(d.deal), d.vul)  # the match has no stored tables: solved for the recap
+        assert ("passed out" if contract is None else f"{contract.text} {score:+d}") in line
     assert summary["teams"] == {"a": "Alpha", "b": "Beta"}
     assert summary["imps"] == {"a": sum(s for s in swings if s > 0), "b": -sum(s for s in swings if s < 0)}
     assert summary["imps_per_board"] == pytest.approx(sum(swings) / 2)
@@ -73,6 +88,33 @@ def test_a_two_board_match_end_to_end(tmp_path):
     # our robots explain every call to our table manager, which keeps the explanations in the records
     ours = [n for r in records for i, n in enumerate(r.call_notes) if r.players.get(r.auction.seat_of(i)) == "Alpha"]
     assert ours and sum(1 for n in ours if n.explanation) > len(ours) / 2
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_match_says_how_to_continue_and_the_same_command_does(tmp_path):
+    import os
+
+    argv = [sys.executable, "-m", "squeeze.robot.cli", "match", "--boards", "2", "--a", "fast", "--b", "fast",
+            "--out", str(tmp_path / "m")]
+    # a terminal's Ctrl-C reaches the whole foreground process group: here the match's own session
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "squeeze match: 1/2 boards finished" in line:
+            break
+    assert "1/2 boards finished" in seen[-1], "".join(seen)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "interrupted: every finished board is stored in" in err and "run the same command to continue" in err
+    assert "fast-A" in out  # what was finished: its recap and verdict
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "continuing the run in" in again.stderr and "(2 boards stored)" in again.stderr
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert summary["boards"] == 2 and summary["finished"] is True
 
 
 def test_a_tm_key_that_a_match_sets_itself_is_refused_not_ignored(tmp_path):

@@ -63,4 +63,4 @@ def test_an_installed_squeeze_bids_solves_and_plays_outside_the_repository(wheel
     assert solved.returncode == 0, solved.stderr
     assert set(json.loads(solved.stdout)["tricks"]) == {"NT", "S", "H", "D", "C"}
     board = run("deal", "--board", "1", "--seed", "1", "--play")
-    assert board.returncode == 0 and "2NT by North: 8 tricks" in board.stdout, board.stdout[-500:] + board.stderr
+    assert board.returncode == 0 and "2NT by N: 8 tricks" in board.stdout, board.stdout[-500:] + board.stderr

@@ -182,6 +182,26 @@ def test_sprt_error_rates_are_near_the_requested_ones(edge, wrong):
     assert rate < 0.085, rate  # requested 0.05; sampling noise at 600 runs is about 0.009
 
 
+@pytest.mark.parametrize("swing", [0, 3, -5])
+def test_sprt_does_not_decide_on_degenerate_data(swing):
+    """Equal swings have a sample variance of 0: the prior keeps the estimate sane, so two boards decide nothing
+    and the LLR stays a small number (it was minus millions), and a long run of them decides only slowly."""
+    test = Sprt(0.0, 0.5, min_boards=2)
+    two = test.test([swing, swing])
+    assert two.verdict == "continue" and abs(two.llr) < 1.0
+    assert np.all(np.isfinite(test.llr_curve([swing] * 1000)))
+    assert test.variance_curve([swing] * 3)[-1] == pytest.approx(10 * 16.0 / 12)
+    # the same mean with a real spread: the sample's variance takes over as boards come
+    rng = np.random.default_rng(3)
+    spread = _imp_stream(rng, 0.0, 2000)
+    assert test.variance_curve(spread)[-1] == pytest.approx(np.var(spread, ddof=1), rel=0.02)
+
+
+def test_identical_teams_decide_for_no_edge_only_after_many_flat_boards():
+    flat = Sprt(0.0, 0.5, min_boards=2).first_verdict([0] * 200)
+    assert flat.verdict == "H0" and 40 <= flat.boards <= 80
+
+
 def test_sprt_refuses_nonsense_bounds():
     with pytest.raises(BridgeError):
         Sprt(0.5, 0.0)

@@ -116,8 +116,8 @@ async def test_garbage_first_line_gets_the_expected_form(tmp_path):
         assert (await read_all(reader)).startswith(b"Error: Expected 'Connecting")
 
 
-async def test_strict_reports_every_deviation_with_its_line(tmp_path):
-    async with InProcessTM(tmp_path, boards=1, seed=3, strict=True) as tm:
+async def test_compliance_report_lists_every_deviation_with_its_line(tmp_path):
+    async with InProcessTM(tmp_path, boards=1, seed=3, compliance_report=True) as tm:
         tasks = await start_in_order(four_clients(tm.port, seed=1))
         assert await asyncio.wait_for(asyncio.gather(*tasks), 30) == ["ended"] * 4
         await asyncio.wait_for(tm.manager.wait_done(), 5)

@@ -15,7 +15,7 @@ from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 from tm_client import InProcessTM, four_clients, rejoin_in_order, start_in_order
 
 SQUEEZE = str(Path(sys.executable).with_name("squeeze"))
-BOARDS = ["--random-boards", "5", "--seed", "3"]
+BOARDS = ["--boards", "5", "--seed", "3"]
 
 
 async def start_tm(folder, *args, port=0):
@@ -88,7 +88,7 @@ async def test_bad_input_is_refused_before_anything_listens(tmp_path):
     bad = tmp_path / "bad.pbn"
     bad.write_text('[Board "1"]\n[Deal "N:AKQ.. . ."]\n')
     proc = await asyncio.create_subprocess_exec(
-        SQUEEZE, "tm", "--port", "0", "--out", str(tmp_path / "out"), "--boards", str(bad),
+        SQUEEZE, "tm", "--port", "0", "--out", str(tmp_path / "out"), "--boards-file", str(bad),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 20)
     assert proc.returncode == 2 and b"error: boards file" in err and b"listening" not in out

@@ -306,7 +306,7 @@ async def test_the_web_view_in_chromium_follows_a_board_played_at_squeeze_tm(tmp
     # the embedded broker on any free port (0), read from what squeeze tm prints: no race for a port picked here
     env = {**os.environ, "SQUEEZE_LOG__LEVEL": "warning", "SQUEEZE_MQTT__PORT": "0"}
     tm = await asyncio.create_subprocess_exec(
-        SQUEEZE, "tm", "--port", "0", "--out", str(tmp_path / "run"), "--random-boards", "1", "--seed", "4",
+        SQUEEZE, "tm", "--port", "0", "--out", str(tmp_path / "run"), "--boards", "1", "--seed", "4",
         "--event", "Web Cup", "--mqtt", "embedded", stdout=asyncio.subprocess.PIPE, env=env)
     watch = None
     try:

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import structlog
-from pydantic import ValidationError
 
 from squeeze.config.settings import SelfPlaySettings, SettingsError, available_presets, engine_params, load_settings
 from squeeze.engine.cards import BridgeError
@@ -35,17 +34,18 @@ from squeeze.engine.player import PlayerParams
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.stats import ImpSummary, Sprt, SprtResult, imp_summary
 from squeeze.engine.teams import CLOSED, OPEN, BoardComparison, compare_board
+from squeeze.robot.events import RoomsFeed
 from squeeze.robot.summary import sprt_figures
 from squeeze.robot.tm.export import store_summary, write_boards, write_summary
 from squeeze.robot.tm.plan import random_boards
-from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError
+from squeeze.robot.tm.store import STORE_FILE, DuplicateBoardError, ResultsStore, StoreError, plan_differences
 
 from .executors import ExecutorError, open_executor
 from .report import plot_running, sprt_state
 from .worker import BoardOutcome, Job, run_chunk
 
 __all__ = ["SelfPlayError", "StrictStop", "ExecutorError", "Team", "load_team", "Prepared", "prepare_run",
-           "RunProgress", "RunReport", "run_selfplay", "write_files", "MATCH", "MAX_ATTEMPTS"]
+           "RunProgress", "FinishedBoard", "RunReport", "run_selfplay", "write_files", "MATCH", "MAX_ATTEMPTS"]
 
 MATCH = "selfplay"  #: the run's match name in the store
 #: A chunk lost this many times is split into single boards; a single board lost this many times is voided.
@@ -86,26 +86,8 @@ def load_team(spec: str, *, seed: int, config_file: Optional[str] = None, preset
             raise SelfPlayError(f"team {spec!r} is neither a preset ({', '.join(available_presets())}) nor a "
                                 "TOML settings file")
         return Team(name, spec, engine_params(settings))
-    except ValidationError as exc:
-        raise SelfPlayError(f"team {spec}: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                                         for e in exc.errors())) from None
     except (OSError, SettingsError, BridgeError) as exc:
         raise SelfPlayError(f"team {spec}: {exc}") from None
-
-
-def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        out: dict[str, Any] = {}
-        for k, v in data.items():
-            out.update(_flat(v, f"{prefix}{k}."))
-        return out
-    return {prefix.rstrip("."): data}
-
-
-def _differences(stored: dict, wanted: dict) -> list[str]:
-    a, b = _flat(stored), _flat(wanted)
-    return [f"{k}: {a.get(k, '(unset)')!r} in the stored run, {b.get(k, '(unset)')!r} now"
-            for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
 
 
 @dataclass
@@ -176,7 +158,7 @@ def prepare_run(settings: SelfPlaySettings, teams: tuple[Team, Team]) -> Prepare
             raise SelfPlayError(f"{folder} holds a run that is not a self-play run; choose another --out")
         raise SelfPlayError(f"{folder} holds a self-play run with another configuration; to resume it give the same "
                             "options as when it started, or choose another --out. Differences: "
-                            + "; ".join(_differences(stored, plan)))
+                            + "; ".join(plan_differences(stored, plan)))
     if stored is None:
         store.set_plan(deals, plan)
     if not any(m.name == MATCH for m in store.matches()):  # (also when a kill came between the two transactions)
@@ -207,6 +189,17 @@ class RunProgress:
         return math.nan if rate <= 0 else (self.planned - self.done) / rate
 
 
+@dataclass(frozen=True)
+class FinishedBoard:
+    """One board as it is stored: both rooms' records and their comparison, or the error that voided it."""
+
+    board: int
+    open: Optional[BoardRecord] = None
+    closed: Optional[BoardRecord] = None
+    comparison: Optional[BoardComparison] = None
+    error: Optional[str] = None
+
+
 @dataclass
 class RunReport:
     summary: dict
@@ -232,8 +225,9 @@ def _chunks(boards: list[BoardRecord], size: int) -> deque[tuple[tuple[int, str]
 class _Run:
     """The state of one session of a run: what is done, the comparisons, the SPRT."""
 
-    def __init__(self, prep: Prepared, settings: SelfPlaySettings, sprt: Optional[Sprt]) -> None:
-        self.prep, self.settings, self.sprt = prep, settings, sprt
+    def __init__(self, prep: Prepared, settings: SelfPlaySettings, sprt: Optional[Sprt],
+                 on_board: Optional[Callable[[FinishedBoard], None]] = None, events: Any = None) -> None:
+        self.prep, self.settings, self.sprt, self.on_board = prep, settings, sprt, on_board
         store = prep.store
         self.boards = [b.board for b in prep.deals]
         self.deals = {b.board: b for b in prep.deals}
@@ -245,6 +239,9 @@ class _Run:
                 rooms.setdefault(row.board, {})[row.room] = row.record
         self.comparisons: dict[int, BoardComparison] = {
             b: compare_board(r[OPEN], r[CLOSED], dd[b]) for b, r in rooms.items() if len(r) == 2 and b in dd}
+        # live events: each room's boards so far (a resumed run's summaries count them too)
+        self.feed = None if events is None else RoomsFeed(events, prep.job.event, MATCH, finished={
+            room: [rooms[b][room] for b in sorted(self.comparisons)] for room in (OPEN, CLOSED)})
         self.done = set(self.comparisons) | set(self.voided)
         self.chunks_done = 0  # chunks that came back this session
         self.losses = 0  # chunks lost this session
@@ -267,6 +264,7 @@ class _Run:
             _log.warning("selfplay.void", board=b, error=outcome.error)
             store.void_board(MATCH, (OPEN, CLOSED), b, outcome.error)
             self.voided[b] = outcome.error
+            finished = FinishedBoard(b, error=outcome.error)
         else:
             rec_open, rec_closed = BoardRecord.from_json(outcome.open), BoardRecord.from_json(outcome.closed)
             try:
@@ -274,7 +272,12 @@ class _Run:
             except DuplicateBoardError:
                 return
             self.comparisons[b] = compare_board(rec_open, rec_closed, outcome.dd)  # type: ignore[arg-type]
+            finished = FinishedBoard(b, rec_open, rec_closed, self.comparisons[b])
+            if self.feed is not None:  # (stored first: an event never tells of a board the store lacks)
+                self.feed.board_finished({OPEN: rec_open, CLOSED: rec_closed})
         self.done.add(b)
+        if self.on_board is not None:
+            self.on_board(finished)
 
     def lost(self, chunk: tuple, error: str, attempts: dict, queue: deque) -> None:
         """A chunk whose worker died: again (first in line), split into boards, or, for one board lost too often,
@@ -300,17 +303,21 @@ class _Run:
 
 
 def run_selfplay(settings: SelfPlaySettings, teams: tuple[Team, Team], *,
-                 progress: Optional[Callable[[RunProgress], None]] = None) -> RunReport:
+                 progress: Optional[Callable[[RunProgress], None]] = None,
+                 on_board: Optional[Callable[[FinishedBoard], None]] = None, events: Any = None) -> RunReport:
     """Play (or resume) the run ``settings`` describes between ``teams`` (A, B) and write its files.
 
-    ``progress`` is called after every chunk with a ``RunProgress``. Ctrl-C (``KeyboardInterrupt``) stops the run
+    ``progress`` is called after every chunk with a ``RunProgress``, ``on_board`` with each board as it is stored
+    (``FinishedBoard``); ``events`` (an ``events.EventPublisher`` or ``BackgroundPublisher``, started) gets every
+    finished board's live events, the table manager's schema, tables ``selfplay.Open`` and ``selfplay.Closed``
+    (``events.RoomsFeed``). Ctrl-C (``KeyboardInterrupt``) stops the run
     cleanly: the files are written from what the store holds and the report says ``interrupted``; the same command
     continues. Raises ``SelfPlayError`` (bad input, another run in the folder, a robot error under ``strict``) and
     ``ExecutorError`` (Dask missing or unreachable)."""
     sprt = _parse_sprt(settings)
     prep = prepare_run(settings, teams)
     try:
-        run = _Run(prep, settings, sprt)
+        run = _Run(prep, settings, sprt, on_board, events)
         try:
             stopped = _play(run, settings, progress)
         except SelfPlayError:

@@ -4,7 +4,7 @@
 - ``store.ResultsStore``: the durable results (SQLite, WAL, ``synchronous=FULL``), one row per finished board;
 - ``plan``: the boards (PBN file or seeded random deals, a board range) and the matches (match file or by team);
 - ``export.write_outputs``: PBN, LIN and a summary written from the store;
-- ``compliance.ComplianceReport``: ``--strict``'s report per connection;
+- ``compliance.ComplianceReport``: ``--compliance-report``: a report per connection;
 - ``transcript``: the log's ``tm.line`` events read back as a transcript;
 - ``run.run_tm``: what the command does (plan, store, serve, export).
 """

@@ -11,10 +11,10 @@ the room; ``ANYPL`` goes to the first room where the team has a free seat. The m
 
 Durability. A finished board (``BoardFinished``) is committed to the ``ResultsStore`` *before* any line that the
 same input produced is sent, so no table starts its next board before the last one is on disk. Boards already in
-the store are not queued again (``--resume``), and the store refuses a second result for a board. A write that
+the store are not queued again (a resumed run), and the store refuses a second result for a board. A write that
 fails (disk full, read-only folder: ``StoreWriteError``) stops the whole manager at once (``failure`` says why):
 every connection gets an ``Error`` line and is closed, nothing the failed input produced is sent, and the board
-that could not be stored is not counted; it is played again after ``--resume``. Carrying on would let that table
+that could not be stored is not counted; it is played again when the run is continued. Carrying on would let that table
 move on past a board that is in no store.
 
 Clocks. Every tick the server looks at what each table waits for (``TableMachine.waiting_for``): a seat whose call
@@ -39,7 +39,7 @@ when the seat returns; a board is never half-counted.
 Limits (``[tm]``): line length, lines per second, connections per address, idle time before the first line (a
 deadline from opening, so bytes trickled without a line end - slowloris - do not extend it; a seated connection
 likewise has ``idle_seconds`` to end a line it started), a socket that does not read what we send. A connection over a limit is closed with a log line saying which; nothing
-one connection does reaches another table. With ``strict``, a compliance report per connection lists every line
+one connection does reaches another table. With ``compliance_report``, a compliance report per connection lists every line
 that is not canonical protocol 18.
 
 Live events. With a ``publisher`` (``--mqtt``), each table has a ``robot.events.TableFeed``: board start, every call
@@ -76,7 +76,7 @@ from .compliance import ComplianceReport
 from .plan import ROOMS, MatchSpec
 from .store import DuplicateBoardError, ResultsStore, StoreWriteError
 
-__all__ = ["TableManager", "Match", "Table", "READ_CHUNK", "MAX_UNSENT_BYTES"]
+__all__ = ["TableManager", "Listener", "Match", "Table", "READ_CHUNK", "MAX_UNSENT_BYTES"]
 
 _log = structlog.get_logger("squeeze.tm")
 
@@ -168,9 +168,42 @@ class Match:
         return all(t.done for t in self.tables)
 
 
+class Listener:
+    """The manager's port, bound before anything else is made (a port that is taken stops a run before its results
+    store exists): ``await Listener.open(host, port)``, then ``TableManager.start(listener)`` serves on it. The
+    server accepts nothing until then."""
+
+    def __init__(self, server: asyncio.base_events.Server) -> None:
+        self._server = server
+        self._accept: Optional[Callable] = None
+
+    @classmethod
+    async def open(cls, host: str, port: int) -> "Listener":
+        """Bind ``host:port`` (0: any free port); ``OSError`` when it cannot (taken, not this machine's address)."""
+        holder: list[Listener] = []
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await holder[0]._accept(reader, writer)  # type: ignore[misc]
+
+        server = await asyncio.start_server(accept, host, port, limit=READ_CHUNK, start_serving=False)
+        holder.append(cls(server))
+        return holder[0]
+
+    @property
+    def port(self) -> int:
+        return self._server.sockets[0].getsockname()[1]
+
+    def serve(self, accept: Callable) -> asyncio.base_events.Server:
+        self._accept = accept
+        return self._server
+
+    def close(self) -> None:
+        self._server.close()
+
+
 class TableManager:
     """The server. ``await start()`` binds and returns the port; ``await wait_done()`` returns once every match's
-    rooms have ended their sessions (with a match file or after ``--resume``: the known matches; otherwise at least
+    rooms have ended their sessions (with a match file or in a resumed run: the known matches; otherwise at least
     one match was opened); ``await close()`` stops everything.
 
     Args:
@@ -272,9 +305,12 @@ class TableManager:
         return match.room_for(role, msg.seat, team)
 
     # --- life cycle ---------------------------------------------------------------------------------------------
-    async def start(self) -> int:
+    async def start(self, listener: Optional["Listener"] = None) -> int:
+        """Serve on ``listener`` (its port bound beforehand: ``Listener.open``), or on the settings' host and port."""
         s = self.settings
-        self._server = await asyncio.start_server(self._accept, s.host, s.port, limit=READ_CHUNK)
+        listener = listener or await Listener.open(s.host, s.port)
+        self._server = listener.serve(self._accept)
+        await self._server.start_serving()
         self.port = self._server.sockets[0].getsockname()[1]
         tick = max(0.02, min(0.25, s.grace_seconds / 4 or 0.25, s.seconds_per_call / 4, s.seconds_per_card / 4,
                              s.ready_seconds / 4, (s.hold_seconds / 4) or 0.25))
@@ -317,7 +353,7 @@ class TableManager:
         peername = writer.get_extra_info("peername")
         peer = str(peername[0]) if peername else "?"
         cid = next(self._ids)
-        report = ComplianceReport(cid, peer) if s.strict else None
+        report = ComplianceReport(cid, peer) if s.compliance_report else None
         conn = _Conn(cid, peer, writer, s.max_line_bytes, s.lines_per_second, report)
         if self._per_address.get(peer, 0) >= s.connections_per_address:
             _log.warning("tm.refused", conn=cid, peer=peer,
@@ -655,7 +691,7 @@ class TableManager:
         if self._server is not None:
             self._server.close()
         _log.error("tm.store_failed", error=reason, committed=self.committed,
-                   advice="nothing unsaved was counted: make the results folder writable, then --resume")
+                   advice="nothing unsaved was counted: make the results folder writable, then run the same command")
         notice = m.ErrorMessage(reason="The table manager stopped: it cannot save results").format()
         for conn in list(self._conns.values()):
             self._write(conn, notice, conn.table)

@@ -33,11 +33,12 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from squeeze.engine.record import BoardRecord
 
-__all__ = ["ResultsStore", "StoreError", "StoreWriteError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA", "STORE_FILE"]
+__all__ = ["ResultsStore", "StoreError", "StoreWriteError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA",
+           "STORE_FILE", "plan_differences"]
 
 #: Bumped when the tables change; a store of another schema is refused, never misread.
 STORE_SCHEMA = 1
@@ -62,6 +63,40 @@ CREATE TABLE IF NOT EXISTS incidents (
     detail TEXT NOT NULL, at REAL NOT NULL
 );
 """
+
+
+def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix.rstrip("."): data}
+
+
+def _shown(value: Any) -> str:
+    """A plan value as a user reads it: a run of board numbers as ``1-16``, a checksum cut short."""
+    if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
+        runs, start = [], value[0]
+        for prev, cur in zip(value, value[1:] + [None]):
+            if cur != prev + 1 if cur is not None else True:
+                runs.append(str(start) if start == prev else f"{start}-{prev}")
+                start = cur
+        return "boards " + ", ".join(runs)
+    if isinstance(value, str) and len(value) > 24:
+        return repr(value[:12] + "...")
+    return "(unset)" if value is None else repr(value)
+
+
+def plan_differences(stored: dict, wanted: dict) -> list[str]:
+    """What differs between a stored run's plan and the plan of the command given now, key by key (nested keys
+    dotted): ``["rooms: 1 in the stored run, 2 now", ...]``."""
+    a, b = _flat(stored), _flat(wanted)
+    return [f"{_PLAN_KEYS.get(k, k)}: {_shown(a.get(k))} in the stored run, {_shown(b.get(k))} now"
+            for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+
+
+_PLAN_KEYS = {"digest": "the deals (checksum)"}
 
 
 class StoreError(RuntimeError):
@@ -104,7 +139,8 @@ class ResultsStore:
         self.path = Path(path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if create and exists:
-            raise StoreError(f"{self.path} already holds a run: resume it (--resume) or choose another folder")
+            raise StoreError(f"{self.path} already holds a run: continue it (the same command) or choose another "
+                             "folder")
         if not create and not exists:
             raise StoreError(f"{self.path}: no run to resume here")
         try:

@@ -115,7 +115,7 @@ class TMProcess:
         self.up = asyncio.Event()
 
     async def start(self, *, resume: bool = False) -> int:
-        argv = [SQUEEZE, "tm", "--port", str(self.port), "--out", str(self.out), "--random-boards", str(self.boards),
+        argv = [SQUEEZE, "tm", "--port", str(self.port), "--out", str(self.out), "--boards", str(self.boards),
                 "--seed", str(self.seed), "--rooms", "2", "--match", str(self.match_file),
                 *(["--mqtt", self.mqtt_url] if self.mqtt_url else [])]
         path = self.folder / f"tm-{self.starts}.err"
@@ -493,7 +493,7 @@ async def _chaos(tm: TMProcess, plan: FaultPlan, seats: list[_Seat], rng: random
                 err = tm.stderr()
                 # (the store's clear error; or, when the disk fills as the last board ends, the files')
                 if code != 3 or not ("the results store cannot write" in err or "results files cannot be written"
-                                     in err) or "--resume" not in err:
+                                     in err) or "same command" not in err:
                     report.problems.append(f"disk full: the manager exited {code} without its clear error")
                     return
                 await tm.start(resume=True)  # (the new process has no file-size limit: the disk has room again)

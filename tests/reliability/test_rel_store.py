@@ -30,7 +30,7 @@ def test_a_read_only_results_folder_is_refused_before_anything_listens(tmp_path)
     else:
         os.chmod(folder, stat.S_IRUSR | stat.S_IXUSR)
     try:
-        code, out, err = asyncio.run(_run([SQUEEZE, "tm", "--port", "0", "--out", str(folder), "--random-boards", "2"]))
+        code, out, err = asyncio.run(_run([SQUEEZE, "tm", "--port", "0", "--out", str(folder), "--boards", "2"]))
     finally:
         if os.geteuid() == 0:
             subprocess.run(["chattr", "-i", str(folder)], check=True)
@@ -72,7 +72,7 @@ async def test_files_that_cannot_be_written_at_the_end_stop_with_a_clear_error_a
     await tm.start(resume=True)
     assert await tm.wait(20) == 3
     err = tm.stderr()
-    assert "squeeze tm: stopped, the results files cannot be written to" in err and "--resume" in err
+    assert "squeeze tm: stopped, the results files cannot be written to" in err and "same command" in err
     assert "Traceback" not in err
     (out / "boards.pbn").rmdir()
     await tm.start(resume=True)
