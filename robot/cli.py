@@ -840,7 +840,7 @@ def _tournament_tables(standings: Any) -> Any:
 
     ranking = Table(title="standings: IMPs/board against the field", title_justify="left")
     for col in ("#", "entrant", "IMPs/board", "95 % interval", "LOS", "VP", "boards"):
-        ranking.add_column(col, justify="left" if col == "entrant" else "right")
+        ranking.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
     for e in standings.entrants:
         lo, hi = e.interval95
         ranking.add_row(str(e.rank), e.name, num(e.imps_per_board),
@@ -848,7 +848,7 @@ def _tournament_tables(standings: Any) -> Any:
                         str(e.boards))
     pairs = Table(title="pairings: IMPs/board for the first", title_justify="left")
     for col in ("pairing", "boards", "IMPs/board", "95 % interval", "LOS", "VP", "state"):
-        pairs.add_column(col, justify="left" if col in ("pairing", "state") else "right")
+        pairs.add_column(col, justify="left" if col in ("pairing", "state") else "right", no_wrap=True)
     for p in standings.pairings:
         lo, hi = p.interval95
         sprt = "" if p.sprt is None or p.state != "decided" else f" (SPRT {p.sprt.verdict})"
@@ -910,7 +910,7 @@ def tournament_cmd(settings: Settings, layers: dict) -> None:
         return (f"{p.done}/{p.planned} boards | {lead} | playing: {playing} | "
                 f"left {_clock_text(p.eta_seconds)}")
 
-    live = Live(console=console, auto_refresh=False, transient=False) if terminal else None
+    live = Live(console=console, auto_refresh=False, transient=True) if terminal else None  # (the final tables follow)
 
     def show(p) -> None:
         if live is not None:
