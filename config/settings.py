@@ -12,7 +12,8 @@ Layers, lowest precedence first (each layer overrides only the keys it sets, sec
 4. the environment: ``SQUEEZE_<SECTION>__<FIELD>`` (e.g. ``SQUEEZE_ENGINE__WORLDS=64``);
 5. overrides, the CLI's flags: ``load_settings(engine={"worlds": 80})``.
 
-The TOML tables are the sections below: ``[engine]``, ``[robot]``, ``[tm]``, ``[selfplay]``, ``[mqtt]``, ``[log]``.
+The TOML tables are the sections below: ``[engine]``, ``[robot]``, ``[tm]``, ``[match]``, ``[selfplay]``, ``[tournament]``, ``[mqtt]``,
+``[log]``.
 ``engine_params(settings)`` builds the engine's ``PlayerParams`` (its ``PlaySettings`` included) from ``[engine]``.
 """
 
@@ -36,7 +37,8 @@ from squeeze.engine.player import PlayerParams
 from squeeze.protocol.messages import MAX_LINE_LENGTH
 
 __all__ = [
-    "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "MatchSettings", "SelfPlaySettings",
+    "Settings", "EngineSettings", "RobotSettings", "TableManagerSettings", "MatchSettings", "PoolRunSettings",
+    "SelfPlaySettings", "TournamentSettings", "TOURNAMENT_SEEDED_BOARDS",
     "MqttSettings", "LogSettings", "SettingsError", "load_settings", "engine_params", "available_presets", "preset_file",
     "config_file_default", "describe_errors",
 ]
@@ -200,13 +202,10 @@ class MatchSettings(_Section):
                                                           "stopped (what is finished is kept).")
 
 
-class SelfPlaySettings(_Section):
-    """``squeeze selfplay``: two configurations, A and B, play the same boards in two rooms (A sits N/S in the open
-    room and E/W in the closed room), in-process, on a pool of workers; results in a resumable store under ``out``."""
+class PoolRunSettings(_Section):
+    """What self-play and tournaments share: seeded robots, a pool of workers, a hard limit per decision, the
+    SPRT."""
 
-    a: str = Field("default", description="Team A: a preset name (fast, default, strong) or a TOML settings file.")
-    b: str = Field("fast", description="Team B: a preset name or a TOML settings file.")
-    boards: int = Field(100, ge=1, le=1_000_000, description="Boards 1..N, each dealt from the seed and its number.")
     seed: int = Field(1, description="Seed of the deals and of every robot's random choices.")
     workers: Optional[int] = Field(None, ge=1, le=4096, description="Engines playing at once (unset: one per core "
                                                                     "for the local pool, every worker thread of a "
@@ -215,8 +214,6 @@ class SelfPlaySettings(_Section):
                           description="process (a local process pool), dask-local (a Dask LocalCluster on this "
                                       "machine) or dask://HOST:PORT (a running Dask scheduler).")
     chunk_boards: int = Field(4, ge=1, le=10000, description="Boards per task sent to a worker.")
-    out: Path = Field(Path("selfplay-out"), description="Folder of the results store, boards.pbn, summary.json and "
-                                                        "imps.png; a run there is resumed by the same command.")
     decision_seconds: float = Field(60.0, gt=0, description="Hard limit per call or card: a decision cut short by it "
                                                             "voids the board (it would not replay the same).")
     strict: bool = Field(False, description="Stop at the first robot error instead of voiding its board.")
@@ -227,6 +224,42 @@ class SelfPlaySettings(_Section):
     beta: float = Field(0.05, gt=0, lt=0.5, description="SPRT: chance of deciding M0 when M1 is true.")
     sprt_min_boards: int = Field(30, ge=2, description="SPRT: no verdict before this many boards (the spread of "
                                                        "the first few is a poor estimate).")
+
+
+class SelfPlaySettings(PoolRunSettings):
+    """``squeeze selfplay``: two configurations, A and B, play the same boards in two rooms (A sits N/S in the open
+    room and E/W in the closed room), in-process, on a pool of workers; results in a resumable store under ``out``."""
+
+    a: str = Field("default", description="Team A: a preset name (fast, default, strong) or a TOML settings file.")
+    b: str = Field("fast", description="Team B: a preset name or a TOML settings file.")
+    boards: int = Field(100, ge=1, le=1_000_000, description="Boards 1..N, each dealt from the seed and its number.")
+    out: Path = Field(Path("selfplay-out"), description="Folder of the results store, boards.pbn, summary.json and "
+                                                        "imps.png; a run there is resumed by the same command.")
+
+
+#: Boards per pairing of a tournament of seeded deals when ``[tournament] boards`` is unset.
+TOURNAMENT_SEEDED_BOARDS = 100
+
+
+class TournamentSettings(PoolRunSettings):
+    """``squeeze tournament``: N entrants, every pairing of a round robin (or of the first entrant against each
+    other, a gauntlet) playing the same boards in two rooms; standings with intervals; resumable under ``out``.
+    ``sprt`` stops a gauntlet's pairing once decided (A: the first entrant)."""
+
+    entrants: list[str] = Field([], description="Each \"NAME=SPEC\" (or a bare SPEC, named after it): SPEC is a "
+                                                "preset, a TOML settings file, or cmd:COMMAND (an external robot, "
+                                                "launched per seat: \"prog {host} {port} {seat}\").")
+    format: Literal["round-robin", "gauntlet"] = Field(
+        "round-robin", description="round-robin: every entrant against every other; gauntlet: the first entrant "
+                                   "against each of the others.")
+    boards: Optional[int] = Field(None, ge=1, le=1_000_000, description="Boards per pairing: 1..N dealt from the "
+                                                                        "seed, or the first N of boards_file "
+                                                                        "(unset: 100 dealt, or the whole file).")
+    boards_file: Optional[Path] = Field(None, description="PBN file of the boards (deal, and dealer and "
+                                                          "vulnerability where given; unset: seeded deals).")
+    out: Path = Field(Path("tournament-out"), description="Folder of the results store, standings.json, "
+                                                          "standings.png, boards.pbn and summary.json; a run there "
+                                                          "is resumed by the same command.")
 
 
 class MqttSettings(_Section):
@@ -276,6 +309,7 @@ class Settings(BaseSettings):
     tm: TableManagerSettings = TableManagerSettings()
     match: MatchSettings = MatchSettings()
     selfplay: SelfPlaySettings = SelfPlaySettings()
+    tournament: TournamentSettings = TournamentSettings()
     mqtt: MqttSettings = MqttSettings()
     log: LogSettings = LogSettings()
 

@@ -98,6 +98,12 @@ class Player:
         if self.oracle is None:
             self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
 
+    def end_board(self) -> None:
+        """Forget the board in progress. A player that may meet the same board again with the same auction (a
+        tournament plays board k in every pairing) calls this between them, so that it starts the board afresh
+        rather than carry on with the beliefs of the other table's play."""
+        self._board = None
+
     def bid(self, view: SeatView, deadline: float | None = None) -> BidChoice:
         """The seat's call now, with its explanation and alert flag (raises ``BridgeError`` if it is not its turn).
         ``deadline``: see the module doc (a call cut short is a pass unless a rule's call was already found). With

@@ -1,6 +1,8 @@
 """The statistics of comparing two teams or two configurations: pure functions over lists of numbers.
 
 - ``mean_se``: a mean (a make rate is the mean of 0/1 outcomes) and its standard error; ``interval95`` around it.
+- ``clustered_mean_se``: the same when observations come in groups that are not independent (one entrant's swings
+  against several opponents on the same deal, in a tournament): the cluster-robust standard error.
 - ``weighted_mean_se``: the same for weighted observations (the Borel bidder's worlds, each weighted by how well it
   fits the auction), over ``effective_sample_size`` observations.
 - ``paired_differences``: per board (or deal) differences of two configurations that played the same boards.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from .cards import BridgeError
 __all__ = [
     "Z95",
     "mean_se",
+    "clustered_mean_se",
     "interval95",
     "effective_sample_size",
     "weighted_mean_se",
@@ -61,6 +64,33 @@ def mean_se(xs: Sequence[float]) -> tuple[float, float]:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     return m, math.sqrt(var / n)
+
+
+def clustered_mean_se(xs: Sequence[float], clusters: Sequence[object]) -> tuple[float, float]:
+    """The mean of ``xs`` and its standard error when ``xs[i]`` belongs to the group ``clusters[i]`` and groups are
+    independent but observations within a group need not be (a tournament entrant's swings on one deal against
+    several opponents share the deal's luck).
+
+    The cluster-robust (sandwich) variance of the mean, with the small-sample factor G/(G-1) for G groups:
+    ``G/(G-1) * sum_g (sum_{i in g} (x_i - mean))^2 / n^2``. With one observation per group this is ``mean_se``
+    exactly; a group of observations that move together counts for about one observation, not several.
+    NaN for the mean of nothing and for the standard error of fewer than two groups.
+
+    Raises ``BridgeError`` when ``xs`` and ``clusters`` differ in length."""
+    if len(xs) != len(clusters):
+        raise BridgeError(f"one cluster per observation: {len(xs)} observations, {len(clusters)} clusters")
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan
+    m = sum(xs) / n
+    sums: dict[object, float] = {}
+    for x, g in zip(xs, clusters):
+        sums[g] = sums.get(g, 0.0) + (x - m)
+    groups = len(sums)
+    if groups < 2:
+        return m, math.nan
+    var = groups / (groups - 1) * sum(s * s for s in sums.values()) / (n * n)
+    return m, math.sqrt(var)
 
 
 def effective_sample_size(weights: np.ndarray) -> float:
@@ -161,9 +191,11 @@ class ImpSummary:
     los: float
 
 
-def imp_summary(swings: Sequence[float]) -> ImpSummary:
-    """``swings``: the IMPs one team won on each board (negative where it lost IMPs)."""
-    mean, se = mean_se(swings)
+def imp_summary(swings: Sequence[float], deals: Optional[Sequence[object]] = None) -> ImpSummary:
+    """``swings``: the IMPs one team won on each board (negative where it lost IMPs). ``deals``: the deal of each
+    swing, when one team's swings include the same deal more than once (a tournament entrant against several
+    opponents): the standard error is then ``clustered_mean_se``'s, by deal."""
+    mean, se = mean_se(swings) if deals is None else clustered_mean_se(swings, deals)
     low, high = interval95(mean, se)
     return ImpSummary(len(swings), mean, se, low, high, los(mean, se))
 

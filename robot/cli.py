@@ -1149,6 +1149,139 @@ def _close_events(events) -> None:
         typer.echo(f"squeeze: events: {stats.published} published, {stats.dropped} dropped", err=True)
 
 
+# --- squeeze tournament -------------------------------------------------------------------------------------------
+# [tournament] flags, defaulting to "from settings" like every group of _FLAG_GROUPS (keys carry a ``tn_`` prefix).
+_TOURNAMENT_FLAGS: dict[str, Any] = {f"tn_{field}": _flag(*spec) for field, spec in {
+    # (braces doubled: a flag's help is a format string, {presets})
+    "entrants": (list[str], ("--entrant", "-e"), "An entrant: NAME=PRESET, NAME=FILE.toml or NAME=cmd:COMMAND (an "
+                 "external robot, launched per seat: \"prog {{host}} {{port}} {{seat}}\"); repeat it. A gauntlet's "
+                 "first entrant plays each of the others.", "NAME=SPEC"),
+    "format": (str, ("--format",), "round-robin (every pair) or gauntlet (the first against each other)."),
+    "boards": (int, ("--boards", "-n"), "Boards per pairing: 1..N dealt from the seed, or the first N of "
+               "--boards-file.", "N"),
+    "boards_file": (str, ("--boards-file",), "PBN file of the boards (deals; dealer and vulnerability where "
+                    "given).", "FILE"),
+    "sprt": (str, ("--sprt",), "Gauntlet: stop a pairing when a sequential test decides between the first entrant "
+             "gaining M0 and M1 IMPs/board.", "M0,M1"),
+}.items()} | {  # the flags of the settings self-play and tournaments share ([selfplay]'s, same names and help)
+    f"tn_{field}": _SELFPLAY_FLAGS[f"sp_{field}"] for field in (
+        "seed", "workers", "executor", "chunk_boards", "out", "decision_seconds", "strict", "alpha", "beta",
+        "sprt_min_boards")}
+_FLAG_GROUPS += (("tournament", _TOURNAMENT_FLAGS, "tn_"),)  # (added here: this command's flags in one block)
+
+
+def _tournament_tables(standings: Any) -> Any:
+    """The standings as rich tables: the entrants ranked, and the pairings."""
+    from rich.console import Group
+    from rich.table import Table
+
+    def num(x: Optional[float], fmt: str = "+.2f") -> str:
+        return "-" if x is None else format(x, fmt)
+
+    ranking = Table(title="standings: IMPs/board against the field", title_justify="left")
+    for col in ("#", "entrant", "IMPs/board", "95 % interval", "LOS", "VP", "boards"):
+        ranking.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
+    for e in standings.entrants:
+        lo, hi = e.interval95
+        ranking.add_row(str(e.rank), e.name, num(e.imps_per_board),
+                        "-" if lo is None else f"[{lo:+.2f}, {hi:+.2f}]", num(e.los, ".0%"), num(e.vp, ".2f"),
+                        str(e.boards))
+    pairs = Table(title="pairings: IMPs/board for the first", title_justify="left")
+    for col in ("pairing", "boards", "IMPs/board", "95 % interval", "LOS", "VP", "state"):
+        pairs.add_column(col, justify="left" if col in ("pairing", "state") else "right", no_wrap=True)
+    for p in standings.pairings:
+        lo, hi = p.interval95
+        sprt = "" if p.sprt is None or p.state != "decided" else f" (SPRT {p.sprt.verdict})"
+        pairs.add_row(p.match, f"{p.boards + p.voided}/{p.planned}", num(p.imps_per_board),
+                      "-" if lo is None else f"[{lo:+.2f}, {hi:+.2f}]", num(p.los, ".0%"),
+                      "-" if p.vp is None else f"{p.vp.a:.2f}-{p.vp.b:.2f}", p.state + sprt)
+    return Group(ranking, pairs)
+
+
+def _clock_text(seconds: float) -> str:
+    if seconds != seconds:  # NaN: no pace yet
+        return "?"
+    return f"{int(seconds) // 3600}:{int(seconds) % 3600 // 60:02d}:{int(seconds) % 60:02d}"
+
+
+@app.command("tournament")
+@engine_command(*_TOURNAMENT_FLAGS, *_SELFPLAY_ENGINE_FLAGS)
+def tournament_cmd(settings: Settings, layers: dict) -> None:
+    """A tournament of N entrants (presets, TOML settings files, external robots): a round robin or a gauntlet,
+    every pairing on the same boards in two rooms; standings with IMPs/board against the field and its 95 %
+    interval, a pairing matrix (IMPs/board, LOS), VPs; standings.json, standings.png, boards.pbn and summary.json
+    under --out.
+
+    Entrants play in-process on a local pool or Dask; a pairing with an external robot (cmd:COMMAND) is played
+    through our table manager after them. Every board is stored as it finishes: the same command resumes a stopped
+    tournament, another configuration in the same --out is refused. A live table on a terminal, one line per
+    finished chunk otherwise. Exit code 0 when every pairing is finished (or decided by --sprt), 1 when interrupted
+    (run it again to continue), stopped by --strict or left incomplete by an external robot, 2 on bad input.
+    """
+    import signal
+    import time as _time
+
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.text import Text
+
+    from squeeze.robot.match import MATCH_OWNS
+    from squeeze.robot.selfplay.run import ExecutorError, SelfPlayError, StrictStop
+    from squeeze.robot.selfplay.tournament import load_entrants, run_tournament
+
+    tn = settings.tournament
+    try:
+        entrants = load_entrants(tn.entrants, seed=tn.seed, config_file=layers["config"], preset=layers["preset"],
+                                 engine=layers["engine"])
+    except SelfPlayError as exc:
+        fail(str(exc))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # as Ctrl-C: files written from the store
+    terminal = sys.stderr.isatty()
+    console = Console(stderr=True)
+    last = [-1, 0.0]
+
+    def headline(p) -> str:
+        leader = p.standings.leader
+        lead = "no board yet" if leader is None else (
+            f"leader {leader.name} {leader.imps_per_board:+.2f} IMPs/board"
+            + ("" if leader.interval95[0] is None else
+               f" [{leader.interval95[0]:+.2f}, {leader.interval95[1]:+.2f}]") + f" over {leader.boards} boards")
+        playing = ", ".join(p.playing) or "none"
+        return (f"{p.done}/{p.planned} boards | {lead} | playing: {playing} | "
+                f"left {_clock_text(p.eta_seconds)}")
+
+    live = Live(console=console, auto_refresh=False, transient=True) if terminal else None  # (the final tables follow)
+
+    def show(p) -> None:
+        if live is not None:
+            if p.done != last[0] or _time.monotonic() - last[1] > 1.0:
+                last[0], last[1] = p.done, _time.monotonic()
+                live.update(Group(Text(headline(p)), _tournament_tables(p.standings)), refresh=True)
+        elif p.done != last[0]:  # off a terminal: one line per round of finished boards
+            last[0] = p.done
+            typer.echo(f"{_time.strftime('%H:%M:%S')} {headline(p)}")
+
+    tm = {k: getattr(settings.tm, k) for k in settings.tm.model_fields_set if k not in MATCH_OWNS}
+    try:
+        if live is not None:
+            live.start()
+        report = run_tournament(tn, entrants, progress=show, tm_settings=tm,
+                                max_restarts=settings.match.max_restarts, stall_seconds=settings.match.stall_seconds)
+    except (SelfPlayError, ExecutorError) as exc:
+        if live is not None:
+            live.stop()
+        fail(str(exc), code=1 if isinstance(exc, StrictStop) else 2)
+    if live is not None:
+        live.stop()
+    Console(width=max(100, Console().width)).print(_tournament_tables(report.standings))
+    for problem in report.problems:
+        typer.secho(f"problem: {problem}", err=True, fg=typer.colors.YELLOW)
+    note = {"interrupted": " (interrupted: run the same command to continue)",
+            "incomplete": " (incomplete: run the same command to continue)"}.get(report.stopped or "", "")
+    typer.echo(f"results in {report.out}{note}")
+    raise typer.Exit(0 if report.stopped is None else 1)
+
+
 @app.command("solve")
 @engine_command("solver_memory_mib")
 def solve_cmd(

@@ -84,9 +84,11 @@ class TeamSpec:
 
         try:
             team = load_team(self.config or "default", seed=1)
-            from squeeze.engine.bidding import BiddingSystemError, get_bidder
+            from squeeze.config.bidding import BiddingSystemError, load_system
 
-            get_bidder(team.params.system, team.params.opponents_system)
+            for name in (team.params.system, team.params.opponents_system):
+                if name is not None:
+                    load_system(name)
         except SelfPlayError as exc:
             raise RunError(str(exc)) from None
         except BiddingSystemError as exc:

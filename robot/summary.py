@@ -1,5 +1,6 @@
 """``summary.json``: one schema for the figures of every run that plays boards - the table manager (``squeeze tm``),
-a team match (``squeeze match``) and self-play (``squeeze selfplay``).
+a team match (``squeeze match``), self-play (``squeeze selfplay``) and a tournament (``squeeze tournament``: a
+match per pairing; its standings are ``robot.selfplay.standings``).
 
 ``MatchSummary`` is the file. Its top level is the run's match (the only one; a table manager hosting several
 names none there and lists them under ``matches`` only), and ``matches`` holds each match of the run by name, as a
@@ -32,9 +33,10 @@ A match's figures (``MatchFigures``, and the top level):
 =================== =========================================================================================
 
 The run's own fields, null where the writer does not know them: ``schema`` (``SUMMARY_SCHEMA``; a reader
-refuses any other), ``source`` (``tm``, ``match`` or ``selfplay``), ``match`` (the name of the match at the top
-level), ``planned`` (boards in the plan), ``seed``; self-play's ``sprt``; the match's ``think_seconds`` (per team:
-``decisions``, ``mean``, ``p95``, ``max``), ``finished``, ``robot_restarts``, ``problems`` and ``configs``.
+refuses any other), ``source`` (``tm``, ``match``, ``selfplay`` or ``tournament``), ``match`` (the name of the match
+at the top level), ``planned`` (boards in the plan), ``seed``; self-play's ``sprt``; the match's ``think_seconds``
+(per team: ``decisions``, ``mean``, ``p95``, ``max``), ``finished``, ``robot_restarts``, ``problems`` and
+``configs``.
 
 Numbers are rounded to six decimals, and NaN (an unknown figure) is null: JSON has no NaN. ``parse_summary`` reads
 a file back, checking every field and that the top level agrees with its match, and raises ``SummaryError``
@@ -59,10 +61,10 @@ from .versioned import field_errors, load_versioned
 
 __all__ = ["SUMMARY_SCHEMA", "SOURCES", "SummaryError", "Pair", "PartFigures", "ImpFigures", "Voided", "Think",
            "SprtFigures", "MatchFigures", "MatchSummary", "parse_summary", "match_figures", "think_seconds",
-           "sprt_figures", "figure"]
+           "sprt_figures", "figure", "imp_figures"]
 
 SUMMARY_SCHEMA = 1
-SOURCES = ("tm", "match", "selfplay")
+SOURCES = ("tm", "match", "selfplay", "tournament")
 _ROOM_KEYS = (OPEN, CLOSED, "table")
 
 T = TypeVar("T")
@@ -242,7 +244,7 @@ class MatchSummary(_Figures):
     model_config = ConfigDict(populate_by_name=True)
 
     schema_version: Literal[1] = Field(SUMMARY_SCHEMA, alias="schema")
-    source: Literal["tm", "match", "selfplay"]
+    source: Literal["tm", "match", "selfplay", "tournament"]
     match: Optional[str] = None
     matches: dict[str, MatchFigures]
     planned: Optional[int] = Field(None, ge=0)
@@ -313,7 +315,8 @@ def parse_summary(text: str | bytes) -> MatchSummary:
 # --- building -----------------------------------------------------------------------------------------------------
 
 
-def _imp_figures(s: ImpSummary) -> dict:
+def imp_figures(s: ImpSummary) -> dict:
+    """An ``ImpFigures``' fields from an ``engine.stats.ImpSummary``, as the files hold them."""
     return {"imps_per_board": figure(s.mean), "stderr": figure(s.se),
             "interval95": (figure(s.low), figure(s.high)), "los": figure(s.los)}
 
@@ -354,8 +357,8 @@ def match_figures(records: Iterable[BoardRecord], *, teams: tuple[Optional[str],
             raise ValueError(f"no double-dummy table for boards {missing}")
         parts = {"bidding": _part([c.bidding for c in comparisons]),  # type: ignore[misc]
                  "play": _part([c.play for c in comparisons]),  # type: ignore[misc]
-                 "par_adjusted": ImpFigures(**_imp_figures(imp_summary([c.par_swing for c in comparisons])))}
-    return MatchFigures(**common, **_imp_figures(imp_summary(swings)), **parts, boards=len(swings),
+                 "par_adjusted": ImpFigures(**imp_figures(imp_summary([c.par_swing for c in comparisons])))}
+    return MatchFigures(**common, **imp_figures(imp_summary(swings)), **parts, boards=len(swings),
                         swings={str(c.board): c.swing for c in comparisons}, imps=Pair[int](a=a, b=b),
                         imps_a=sum(swings), vp=None if vp is None else Pair[Figure](a=figure(vp[0]), b=figure(vp[1])),
                         flat=flat, flat_fraction=figure(flat / len(swings)) if swings else None)

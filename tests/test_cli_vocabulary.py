@@ -73,7 +73,7 @@ def test_strict_means_stop_at_the_first_error_and_boards_is_a_count():
     for name, p in _options()["--boards"]:
         assert p.metavar == "N", name
     assert "--boards-file" in {o for _, p in _options()["--boards-file"] for o in p.opts}
-    assert "--compliance-report" in _options() and all(n == "pbn" or n == "selfplay" for n, _ in
+    assert "--compliance-report" in _options() and all(n in ("pbn", "selfplay", "tournament") for n, _ in
                                                        _options()["--strict"])
 
 

@@ -110,6 +110,48 @@ def test_imp_interval_covers_the_true_mean_about_95_percent_of_the_time():
     assert 0.91 <= covered / 400 <= 0.98
 
 
+@given(st.lists(st.integers(-24, 24), min_size=2, max_size=40))
+def test_clustered_standard_error_with_one_observation_per_cluster_is_the_plain_one(swings):
+    mean, se = stats.mean_se(swings)
+    c_mean, c_se = stats.clustered_mean_se(swings, list(range(len(swings))))
+    assert c_mean == pytest.approx(mean) and c_se == pytest.approx(se)
+    s = stats.imp_summary(swings, deals=list(range(len(swings))))
+    assert (s.mean, s.se) == pytest.approx((mean, se))
+
+
+def test_clustered_standard_error_counts_a_group_that_moves_together_about_once():
+    # one entrant's swings on a deal against three opponents: the same luck three times over. Plain figures take
+    # them as 3n independent boards; by deal they are n.
+    per_deal = [5, -3, 0, 12, -7, 1, 4, -2]
+    swings = [x for x in per_deal for _ in range(3)]
+    deals = [d for d in range(len(per_deal)) for _ in range(3)]
+    mean, se = stats.clustered_mean_se(swings, deals)
+    assert mean == pytest.approx(stats.mean_se(per_deal)[0]) and se == pytest.approx(stats.mean_se(per_deal)[1])
+    assert se > stats.mean_se(swings)[1] * 1.5  # the plain figure would claim sqrt(3) times the precision
+    # a deal whose swings cancel out adds nothing to the spread; one group alone leaves it unknown
+    assert stats.clustered_mean_se([3, -3, 2, -2], [1, 1, 2, 2]) == (0.0, 0.0)
+    assert math.isnan(stats.clustered_mean_se([1, 5], ["d", "d"])[1])
+    with pytest.raises(BridgeError, match="one cluster per observation"):
+        stats.clustered_mean_se([1, 2], [1])
+
+
+def test_clustered_interval_covers_the_true_mean_about_95_percent_of_the_time():
+    # 300 simulated tournaments: 64 deals, each played against 3 opponents, with a deal effect shared by the three
+    # (sigma 5) and a table effect of each (sigma 3), true edge 0.5: the clustered interval stays honest
+    rng = random.Random(11)
+    covered = 0
+    for _ in range(300):
+        swings, deals = [], []
+        for d in range(64):
+            luck = rng.gauss(0.0, 5.0)
+            for _ in range(3):
+                swings.append(0.5 + luck + rng.gauss(0.0, 3.0))
+                deals.append(d)
+        s = stats.imp_summary(swings, deals=deals)
+        covered += s.low <= 0.5 <= s.high
+    assert 0.90 <= covered / 300 <= 0.98
+
+
 @pytest.mark.parametrize("boards, margin, vp", [
     (16, 0, 10.0),     # a tie: 10.00-10.00 (every WBF table)
     (16, 60, 20.0),    # the blitz: 15 * sqrt(16) = 60 IMPs

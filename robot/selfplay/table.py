@@ -17,7 +17,7 @@ from typing import Mapping
 
 from squeeze.engine.auction import Auction
 from squeeze.engine.board import Play
-from squeeze.engine.cards import BridgeError, Deal, Seat, dealer_for_board, vul_for_board
+from squeeze.engine.cards import BridgeError, Deal, Seat, Vul, dealer_for_board, vul_for_board
 from squeeze.engine.player import Player
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 from squeeze.engine.view import SeatView
@@ -30,10 +30,12 @@ class DecisionOverLimit(BridgeError):
     """A robot's call or card was cut short by the hard limit per decision."""
 
 
-def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
-               play: bool = True, limit_seconds: float | None = None) -> tuple[BoardRecord, Play | None]:
-    """Bid ``deal`` as board number ``board`` (which sets dealer and vulnerability) with ``robots[seat]`` at each
-    seat, then, if ``play`` and it was not passed out, play it out.
+def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *, play: bool = True,
+               limit_seconds: float | None = None, dealer: Seat | None = None,
+               vul: Vul | None = None) -> tuple[BoardRecord, Play | None]:
+    """Bid ``deal`` as board number ``board`` with ``robots[seat]`` at each seat, then, if ``play`` and it was not
+    passed out, play it out. ``dealer`` and ``vul``: a board file's, where it gives them (unset: the board
+    number's).
 
     Returns the record, with a ``CallNote`` per call (alert, explanation, seconds the robot took) and a ``CardNote``
     per card (reason, seconds) and the seconds each side took, and the ``Play`` (``None`` when passed out or when
@@ -49,7 +51,8 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
             raise DecisionOverLimit(f"board {board}: {seat.name.title()}'s {what} was cut short by the hard limit "
                                     f"of {limit_seconds:g} s per decision")
 
-    dealer, vul = dealer_for_board(board), vul_for_board(board)
+    dealer = dealer_for_board(board) if dealer is None else dealer
+    vul = vul_for_board(board) if vul is None else vul
     auction = Auction(dealer)
     call_notes: list[CallNote] = []
     side_seconds = [0.0, 0.0]  # N-S, E-W
