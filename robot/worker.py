@@ -110,7 +110,10 @@ def _worker_main(conn: Connection, params: PlayerParams,
 class DecisionWorker:
     """An ``engine.Player`` in a child process (see module doc). ``await start()``, then ``await decide(...)``."""
 
-    def __init__(self, params: PlayerParams, *, start_timeout: float = 60.0) -> None:
+    # Start-up imports numpy and compiles the bidding system: a few seconds on an idle core, but over a minute was
+    # seen with the load at 15 on 2 cores (a match of robots beside a test suite), and a seat that gives up then
+    # exits and is restarted into the same wait. Late decisions have their own limits; a slow start only delays.
+    def __init__(self, params: PlayerParams, *, start_timeout: float = 600.0) -> None:
         self.params = params
         self.start_timeout = start_timeout
         self._ctx = multiprocessing.get_context("spawn")  # no fork of a running event loop and its sockets

@@ -634,7 +634,7 @@ def _auctions(bidder: Bidder, seed: int, deals: int = 60):
 def test_every_alternative_is_a_rule_the_hand_satisfies_and_a_player_would_name(seed):
     from squeeze.engine.bidding.interpreter import _holds, _offered
 
-    b = get_bidder("sayc")
+    b = load_system("sayc").bidder()
     for hand, a, vul in _auctions(b, seed, deals=8):
         ch = b.choose(hand, a, vul)
         calls = tuple(a.calls)

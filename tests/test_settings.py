@@ -117,8 +117,8 @@ REACHES = {
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
     "solver_core": ("auto", "portable", lambda p: p.play.solver_core),
     "seed": (None, 42, lambda p: p.seed),
-    "borel": (False, True, lambda p: p.borel.enabled),
-    "borel_worlds": (24, 20, lambda p: p.borel.worlds),
+    "borel": (True, False, lambda p: p.borel.enabled),
+    "borel_worlds": (16, 20, lambda p: p.borel.worlds),
     "borel_scoring": ("imps", "matchpoints", lambda p: p.borel.scoring),
     "borel_margin_imps": (0.3, 1.5, lambda p: p.borel.margin_imps),
     "borel_margin_points": (20.0, 50.0, lambda p: p.borel.margin_points),
@@ -174,5 +174,6 @@ def test_presets_are_engine_data():
     assert fast.declarer_selector == "pimc" and not fast.inference and fast.worlds < default.worlds
     assert fast.declarer_budget_s < default.declarer_budget_s
     assert strong.declarer_selector == "alphamu" and strong.max_m == 3 and strong.worlds > default.worlds
-    assert engine_params(load_settings(preset="strong")).borel.enabled  # Borel simulation: the strong preset only
+    assert engine_params(load_settings()).borel.enabled  # Borel simulation: on but in the fast preset
+    assert engine_params(load_settings(preset="strong")).borel.enabled
     assert not engine_params(load_settings(preset="fast")).borel.enabled

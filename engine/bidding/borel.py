@@ -70,9 +70,9 @@ _MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the
 class BorelSettings:
     """Borel simulation's parameters (``[engine] borel_*`` settings; ``engine_params`` builds one)."""
 
-    enabled: bool = False  # simulate close decisions (off: the rules alone, as before)
-    worlds: int = 24  # worlds dealt per simulated decision
-    min_worlds: int = 10  # fewer worlds projected and solved by the deadline: the rules' call
+    enabled: bool = True  # simulate close decisions (off: the rules alone)
+    worlds: int = 16  # worlds dealt per simulated decision
+    min_worlds: int = 8  # fewer worlds projected and solved by the deadline: the rules' call
     scoring: Literal["imps", "matchpoints"] = "imps"  # teams: IMPs against the rules' call; matchpoints: points
     margin_imps: float = 0.3  # teams: the gain, less z standard errors, must exceed this (IMPs a deal)
     margin_points: float = 20.0  # matchpoints: likewise, in total points a deal
@@ -82,13 +82,14 @@ class BorelSettings:
     threads: int = 2  # solver threads for the batch of final contracts
     relaxed_weight: float = 0.1  # a relaxed world's weight per past call its hands would not have made
     time_share: float = 0.9  # share of the call's time the simulation may use (the rest is the margin)
-    # Sequential solving: the worlds' final contracts are solved in rounds (min_worlds first, then round_worlds at a
-    # time) and the simulation stops, keeping the rules' call, once no candidate could still pass the margin:
-    # every candidate's mean gain plus stop_z standard errors is below it. Most simulated calls keep the rules'
-    # call, and most of those are clear after the first round.
+    # Sequential simulation: the worlds are dealt, projected and solved in rounds (min_worlds first, then
+    # round_worlds at a time) and the simulation stops, keeping the rules' call, once no candidate could still pass
+    # the margin: every candidate's mean gain plus stop_z standard errors is below it. Most simulated calls keep
+    # the rules' call, and most of those are clear after the first round (bench/borel_cost.py: about half the CPU
+    # of dealing and solving 24 worlds at once).
     sequential: bool = True
-    round_worlds: int = 7
-    stop_z: float = 2.0
+    round_worlds: int = 4
+    stop_z: float = 1.0
 
     def __post_init__(self) -> None:
         if self.worlds < 1 or not 1 <= self.min_worlds <= self.worlds:
@@ -307,60 +308,72 @@ class BorelBidder:
                   end: float | None, report: BorelReport) -> BidChoice:
         st = self.settings
         a, vul, me = view.auction, view.vul, view.seat
-        # 1. worlds
+        # 1-3. worlds, their projections and their final contracts, in rounds (``sequential``): min_worlds first,
+        # then round_worlds at a time, each round dealt, projected and solved before the next is dealt, and the
+        # simulation stops, keeping the rules' call, once no candidate could still pass the margin. Most simulated
+        # calls keep the rules' call, and most of those are clear after the first round: the worlds not dealt cost
+        # nothing. A world where every candidate ends in the same contract needs no solving.
         constraints = self.ours.explain_auction(a, vul, viewpoint=me)
-        t = time.monotonic()
         sampler = RelaxingSampler(view, constraints, deadline=slice_of(end, 0.25))
-        try:
-            worlds = sampler.sample(st.worlds, rng)
-        finally:
-            report.relaxations = tuple(sampler.relaxations)
-        report.stages["sample"] = time.monotonic() - t
-        report.rung = sampler.relaxed
-        deals = worlds.deals()
-        weights = np.ones(len(deals))
-        if sampler.rung > 0 and st.relaxed_weight < 1:
-            for i, d in enumerate(deals):
-                misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
-                weights[i] = st.relaxed_weight ** misses
-        # 2. projections
-        finals: list[list[Contract | None]] = []
-        proj_end = slice_of(end, 0.35)
-        t = time.monotonic()
-        for d in deals:
-            if expired(proj_end):
-                break
-            finals.append([self._project(d, a.then(c), vul, me) for c in cands])
-        n = len(finals)
-        report.stages["project"] = time.monotonic() - t
-        if n < st.min_worlds:
-            raise DeadlineReached(f"only {n} worlds projected in time")
-        # 3. final contracts, solved in rounds (``sequential``: stop once no candidate can pass the margin). A world
-        # where every candidate ends in the same contract needs no solving: no candidate gains or loses there.
-        scores = np.zeros((n, len(cands)))
-        ok = np.ones(n, dtype=bool)
         margin = st.margin_imps if st.scoring == "imps" else st.margin_points
+        sizes = ([st.min_worlds] + [st.round_worlds] * -(-(st.worlds - st.min_worlds) // st.round_worlds)
+                 if st.sequential else [st.worlds])
+        deals: list[Deal] = []
+        finals: list[list[Contract | None]] = []
+        scores = np.zeros((st.worlds, len(cands)))
+        ok = np.ones(st.worlds, dtype=bool)
+        weights = np.ones(st.worlds)
         solve_end = slice_of(end, 0.8)
-        t = time.monotonic()
-        bounds = (list(range(st.min_worlds, n, st.round_worlds)) if st.sequential else []) + [n]
-        done = 0
-        for upto in bounds:
-            self._solve_worlds(deals, finals, range(done, upto), vul, me, scores, ok, solve_end)
-            done = upto
-            if done < n:
+        for k, size in enumerate(sizes):
+            size = min(size, st.worlds - len(deals))
+            t = time.monotonic()
+            if k > 0:  # a later round: the rung the first settled on (worlds of one rung are weighed alike)
+                sampler.start, sampler.deadline = sampler.rung, slice_of(solve_end, 0.25)
+            try:
+                worlds = sampler.sample(size, rng)
+            except DeadlineReached:
+                if k == 0:
+                    raise
+                break  # out of time for more worlds: decide on those solved
+            finally:
+                report.relaxations = tuple(sampler.relaxations)
+            report.stages["sample"] = report.stages.get("sample", 0.0) + time.monotonic() - t
+            if k == 0:
+                report.rung = sampler.relaxed
+            fresh = worlds.deals()
+            if sampler.rung > 0 and st.relaxed_weight < 1:
+                for i, d in enumerate(fresh, start=len(deals)):
+                    misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
+                    weights[i] = st.relaxed_weight ** misses
+            t = time.monotonic()
+            proj_end = slice_of(solve_end, 0.5) if k else slice_of(end, 0.35)
+            first = len(deals)
+            for d in fresh:
+                if expired(proj_end):
+                    break
+                deals.append(d)
+                finals.append([self._project(d, a.then(c), vul, me) for c in cands])
+            report.stages["project"] = report.stages.get("project", 0.0) + time.monotonic() - t
+            if len(deals) < st.min_worlds:
+                raise DeadlineReached(f"only {len(deals)} worlds projected in time")
+            t = time.monotonic()
+            self._solve_worlds(deals, finals, range(first, len(deals)), vul, me, scores, ok, solve_end)
+            report.stages["solve"] = report.stages.get("solve", 0.0) + time.monotonic() - t
+            done = len(deals)
+            if done < st.worlds and k + 1 < len(sizes) and not expired(solve_end):
                 seen = ok[:done]
                 if seen.sum() >= st.min_worlds:
                     d, w = self._gains(scores[:done][seen]), weights[:done][seen]
                     optimistic = [m + st.stop_z * se
                                   for m, se in (weighted_mean_se(d[:, j], w) for j in range(1, len(cands)))]
                     if max(optimistic) <= margin:
-                        report.stages["solve"] = time.monotonic() - t
                         report.worlds = int(seen.sum())
                         report.why_not = (f"no call could beat the rules' after {int(seen.sum())} deals (every "
                                           f"candidate's gain + {st.stop_z:g} se below the margin)")
                         return _plain(rules)
-        report.stages["solve"] = time.monotonic() - t
-        n = done
+            if len(deals) - first < len(fresh) or expired(solve_end):
+                break  # the clock stopped this round: decide on the worlds solved
+        n = len(deals)
         if ok[:n].sum() < st.min_worlds:
             raise DeadlineReached(f"only {int(ok[:n].sum())} worlds solved in time")
         scores, w, kept = scores[:n][ok[:n]], weights[:n][ok[:n]], [deals[i] for i in range(n) if ok[i]]

@@ -115,6 +115,9 @@ class RelaxingSampler:
         self.start = self.rung = min(start, len(self.ladder) - 1)
         self.short = False
         self.relaxations: list[Relaxation] = []
+        # rung -> its sampler: building one enumerates the shapes, and a later sample of the same view (Borel
+        # simulation deals its worlds in rounds) reuses it
+        self._samplers: dict[int, WorldSampler] = {}
 
     @property
     def relaxed(self) -> str:
@@ -127,7 +130,9 @@ class RelaxingSampler:
             last = i == len(self.ladder) - 1
             cut = self.deadline if last else slice_of(self.deadline, RUNG_SHARE)
             try:
-                sampler = WorldSampler(known, view.constraints(self.ladder[i].base))
+                sampler = self._samplers.get(i)
+                if sampler is None:
+                    sampler = self._samplers[i] = WorldSampler(known, view.constraints(self.ladder[i].base))
                 cap = {} if last else {"max_candidates": RUNG_CANDIDATES, "max_checks": RUNG_CHECKS}  # past: relax
                 worlds = sampler.sample(n, rng, deadline=cut, **cap)
                 short = False
