@@ -32,7 +32,6 @@ refusal and moves the machine to ``ClientPhase.ERROR``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional, Union
 
@@ -41,8 +40,14 @@ from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Vul
 from squeeze.engine.view import SeatView
 
 from . import messages as m
+from .events import (
+    AuctionComplete, BoardComplete, BoardStarted, CallReceived, CallRequested, CardReceived, CardRequested,
+    ClientEvent, DealAnnounced, DummyRevealed, HandReceived, LineRejected, SeatAssigned, SessionEnded, TableError,
+    TeamsAnnounced, TimingReceived, TrickComplete,
+)
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt
 
+# The seat's events are defined in ``events`` (one module for both sides) and re-exported here.
 __all__ = [
     "EXPLANATION_MODES",
     "ClientPhase",
@@ -64,6 +69,7 @@ __all__ = [
     "TimingReceived",
     "SessionEnded",
     "TableError",
+    "LineRejected",
     "SNAPSHOT_VERSION",
 ]
 
@@ -90,129 +96,6 @@ class ClientPhase(str, Enum):
     SESSION_ENDED = "session_ended"
     ERROR = "error"  #: the table manager refused us; nothing more can happen on this connection
 
-
-# --- events ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SeatAssigned:
-    seat: Seat
-    team: str
-
-
-@dataclass(frozen=True, slots=True)
-class TeamsAnnounced:
-    ns: str
-    ew: str
-    scoring: Optional[str]
-
-
-@dataclass(frozen=True, slots=True)
-class BoardStarted:
-    restarted: bool  #: a board was in progress and the table manager started over
-
-
-@dataclass(frozen=True, slots=True)
-class DealAnnounced:
-    board: int
-    dealer: Seat
-    vul: Vul
-
-
-@dataclass(frozen=True, slots=True)
-class HandReceived:
-    seat: Seat
-    hand: Hand
-
-
-@dataclass(frozen=True, slots=True)
-class CallRequested:
-    """Our turn to call: answer with ``send_call``."""
-
-    seat: Seat
-    auction: Auction
-
-
-@dataclass(frozen=True, slots=True)
-class CallReceived:
-    seat: Seat
-    call: Call
-    alert: bool
-    explanation: str
-
-
-@dataclass(frozen=True, slots=True)
-class AuctionComplete:
-    auction: Auction
-    contract: Optional[Contract]  #: ``None``: passed out
-    declarer: Optional[Seat]
-    dummy: Optional[Seat]
-
-
-@dataclass(frozen=True, slots=True)
-class CardRequested:
-    """A card is due from ``seat``'s hand (ours, or dummy's when we are declarer): answer with ``send_card``."""
-
-    seat: Seat
-    from_dummy: bool
-    legal: tuple[Card, ...]
-    trick: int
-
-
-@dataclass(frozen=True, slots=True)
-class CardReceived:
-    seat: Seat
-    card: Card
-    trick: int
-
-
-@dataclass(frozen=True, slots=True)
-class DummyRevealed:
-    seat: Seat
-    hand: Hand
-
-
-@dataclass(frozen=True, slots=True)
-class TrickComplete:
-    trick: int
-    leader: Seat
-    cards: tuple[Card, ...]
-    winner: Seat
-
-
-@dataclass(frozen=True, slots=True)
-class BoardComplete:
-    board: Optional[int]
-    auction: Auction
-    cards: tuple[Card, ...]
-    contract: Optional[Contract]
-    declarer_tricks: Optional[int]
-    deal: Optional[Deal]  #: rebuilt from the cards played (``None`` when passed out)
-
-
-@dataclass(frozen=True, slots=True)
-class TimingReceived:
-    timing: m.Timing
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEnded:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class TableError:
-    """``Illegal bid``/``Illegal card``/an error line from the table manager. The machine does not change: the
-    table manager and we disagree about the state, which only a ``Start of board`` (board restart) can repair."""
-
-    message: Union[m.IllegalCall, m.IllegalCard, m.ErrorMessage]
-
-
-ClientEvent = Union[
-    SeatAssigned, TeamsAnnounced, BoardStarted, DealAnnounced, HandReceived, CallRequested, CallReceived,
-    AuctionComplete, CardRequested, CardReceived, DummyRevealed, TrickComplete, BoardComplete, TimingReceived,
-    SessionEnded, TableError,
-]
 
 #: Lines that inform but do not answer what we sent (they leave ``unanswered_lines()`` as it was).
 _INFORMATIONAL = (m.Timing, m.IllegalCall, m.IllegalCard, m.ErrorMessage)

@@ -30,20 +30,23 @@ the reason is written in the call's or card's note.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Hashable, Iterable, Literal, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
 from squeeze.engine.auction import PASS, Auction, IllegalCallError
-from squeeze.engine.board import IllegalCardError, Play, PublicPlay
+from squeeze.engine.board import IllegalCardError, Play
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
 from . import messages as m
+from .events import (
+    BoardFinished, BoardStarted, CallRelayed, CardRelayed, PlayerLeft, PlayerSeated, SessionEnded, TableEvent,
+)
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 
+# The table's events are defined in ``events`` (one module for both sides) and re-exported here.
 __all__ = [
     "TablePhase",
     "TableOptions",
@@ -51,9 +54,9 @@ __all__ = [
     "Outbound",
     "PlayerSeated",
     "PlayerLeft",
-    "TableBoardStarted",
+    "BoardStarted",
     "BoardFinished",
-    "TableSessionEnded",
+    "SessionEnded",
     "CallRelayed",
     "CardRelayed",
     "SUPPORTED_VERSIONS",
@@ -104,59 +107,6 @@ class Outbound(NamedTuple):
     def is_end_of_session(self) -> bool:
         """``End of session``: the server closes this seat's socket after a short pause."""
         return self.line == "End of session\r\n"
-
-
-# --- events ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerSeated:
-    connection: Hashable
-    seat: Seat
-    team: str
-    rejoined: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerLeft:
-    connection: Hashable
-    seat: Seat
-
-
-@dataclass(frozen=True, slots=True)
-class TableBoardStarted:
-    board: int
-    restarted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BoardFinished:
-    record: BoardRecord
-
-
-@dataclass(frozen=True, slots=True)
-class TableSessionEnded:
-    boards_played: int
-
-
-class CallRelayed(NamedTuple):
-    """A call passed the gate and went to the other seats: ``auction`` ends with it (for live events)."""
-
-    board: int
-    auction: Auction
-    note: CallNote
-
-
-class CardRelayed(NamedTuple):
-    """A card went to the other seats: ``play`` (what the table sees, no hand) ends with it."""
-
-    board: int
-    play: PublicPlay
-    note: CardNote
-
-
-TableEvent = Union[PlayerSeated, PlayerLeft, TableBoardStarted, BoardFinished, TableSessionEnded, CallRelayed,
-                   CardRelayed]
 
 
 class TableOptions(BaseModel):
@@ -822,7 +772,7 @@ class TableMachine:
         self._last_ready = dict(carried)
         self._send_many(out, Seat, m.StartOfBoard())
         self._open(_Gate("deal", None, None, ALL_SEATS))
-        self._events.append(TableBoardStarted(board=board.board, restarted=restarted))
+        self._events.append(BoardStarted(restarted=restarted, board=board.board))
 
     def _end_board(self, out: list[Outbound]) -> None:
         b = self.board
@@ -860,7 +810,7 @@ class TableMachine:
         self._gate = None
         self.phase = TablePhase.ENDED
         self._send_many(out, Seat, m.EndOfSession())
-        self._events.append(TableSessionEnded(boards_played=self.boards_done))
+        self._events.append(SessionEnded(boards_played=self.boards_done))
 
     def _send_many(self, out: list[Outbound], seats: Iterable[Seat], msg: m.Message) -> None:
         line = msg._text(self._fmt) + "\r\n"  # formatted once for every recipient

@@ -265,7 +265,7 @@ def test_reconnect_mid_board_restarts_the_board_and_the_session_completes():
     lb.reconnect(Seat.EAST)
     results = lb.run()
     assert [r.board for r in results] == [1, 2] and all(len(r.play) == 52 for r in results)
-    restarted = [e for e in lb.table_events if type(e).__name__ == "TableBoardStarted" and e.restarted]
+    restarted = [e for e in lb.table_events if type(e).__name__ == "BoardStarted" and e.restarted]
     assert len(restarted) == 1
     # lines the other seats had in flight for the abandoned board were answered with errors, nothing worse
     assert all(kind == "table" and seat != Seat.EAST for kind, seat, _, _ in lb.errors) or not lb.errors

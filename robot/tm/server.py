@@ -67,8 +67,8 @@ from squeeze.protocol import messages as m
 from squeeze.protocol.errors import ProtocolError
 from squeeze.protocol.framing import LineBuffer
 from squeeze.protocol.table import (
-    BoardFinished, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, TableBoardStarted, TableMachine,
-    TableOptions, TablePhase, TableSessionEnded,
+    BoardFinished, BoardStarted, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, SessionEnded, TableMachine,
+    TableOptions, TablePhase,
 )
 from squeeze.robot.events import EventPublisher, TableFeed, table_id
 
@@ -614,7 +614,7 @@ class TableManager:
                 table.log.info("tm.seated", conn=conn.id, seat=ev.seat.letter, team=ev.team, rejoined=ev.rejoined)
             elif isinstance(ev, PlayerLeft):
                 table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
-            elif isinstance(ev, TableBoardStarted):
+            elif isinstance(ev, BoardStarted):
                 table.incidents = []
                 table.wait_key = ()
                 table.forced = set()
@@ -633,7 +633,7 @@ class TableManager:
                     self._to_feed(table, table.feed.card, ev.play, ev.note)
             elif isinstance(ev, BoardFinished):
                 self._commit(table, ev.record)
-            elif isinstance(ev, TableSessionEnded):
+            elif isinstance(ev, SessionEnded):
                 table.done = True
                 table.log.info("tm.session_ended", boards=ev.boards_played)
 
