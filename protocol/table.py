@@ -3,7 +3,7 @@
 The asyncio server (``robot.tm``) only moves bytes::
 
     try:
-        out = table.receive(conn_id, line)        # -> [Outbound(seat, line), ...]
+        out = table.receive(conn_id, line, now=monotonic())  # -> [Outbound(seat, line), ...]
     except ProtocolError as exc:                  # bad line from that connection; the table is unchanged
         out = []
         if exc.reply: send(conn_id, exc.reply)
@@ -29,9 +29,8 @@ the reason is written in the call's or card's note.
 
 from __future__ import annotations
 
-import time
 from enum import Enum
-from typing import Callable, Hashable, Iterable, Literal, NamedTuple, Optional, Union
+from typing import Hashable, Iterable, Literal, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
@@ -183,7 +182,11 @@ class TableMachine:
             table sends ``End of session``.
         ns_team, ew_team: required team names (``None``: the first player seated on that side names it).
         options: ``TableOptions``.
-        clock: seconds as a float, for thinking times (default ``time.monotonic``; tests pass a fake).
+
+    Time. The machine reads no clock: every input that can start or end a seat's turn (``receive``, ``act_for``)
+    carries ``now``, the caller's monotonic seconds, from which the thinking time of each call and card is measured
+    (so a recorded session replays to the same record, and tests set the time they want). Without it (``now=0.0``
+    throughout), every thinking time is zero.
     """
 
     def __init__(
@@ -193,11 +196,10 @@ class TableMachine:
         ns_team: Optional[str] = None,
         ew_team: Optional[str] = None,
         options: TableOptions = TableOptions(),
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.options = options
         self._fmt = options.format
-        self._clock = clock
+        self._now = 0.0  # the time of the input being handled (see Time)
         self.teams: list[Optional[str]] = [
             None if ns_team is None else m.validate_team_name(ns_team),
             None if ew_team is None else m.validate_team_name(ew_team),
@@ -303,11 +305,11 @@ class TableMachine:
         self._begin_board(self.board, out, restarted=True)
         return out
 
-    def act_for(self, seat: Seat, reason: str) -> list[Outbound]:
+    def act_for(self, seat: Seat, reason: str, *, now: float = 0.0) -> list[Outbound]:
         """Make the line ``seat`` owes now, as if it had sent it (its clock ran out): the ready line the table waits
         for, or, when it is that seat's turn, a pass or the lowest legal card (of dummy's hand when declarer plays
-        for dummy). ``reason`` goes in that call's ``CallNote.explanation`` or card's ``CardNote.reason``. Returns the
-        lines to send, like ``receive``.
+        for dummy). ``reason`` goes in that call's ``CallNote.explanation`` or card's ``CardNote.reason``. ``now``: as
+        in ``receive``. Returns the lines to send, like ``receive``.
 
         Raises:
             LocalProtocolError: ``seat`` owes nothing now (it is ready, or nobody waits for it).
@@ -331,14 +333,16 @@ class TableMachine:
         if msg is None:
             raise LocalProtocolError(f"{m.seat_name(seat)} owes no line now ({self._describe_wait()})")
         self._forcing = reason
+        self._now = now
         try:
             return self._on_message(seat, msg, msg.format(self._fmt))
         finally:
             self._forcing = ""
 
-    def receive(self, connection: Hashable, line: Union[str, bytes]) -> list[Outbound]:
+    def receive(self, connection: Hashable, line: Union[str, bytes], *, now: float = 0.0) -> list[Outbound]:
         """Process one line from ``connection`` (any hashable id; a ``Seat`` is fine when each seat has its own
-        port). Returns the lines to send, in order. Blank lines are ignored.
+        port), arrived at ``now`` (monotonic seconds: a call or card is timed from the moment its turn opened to the
+        ``now`` it arrives). Returns the lines to send, in order. Blank lines are ignored.
 
         Raises:
             ProtocolError: the line is malformed, from an unseated connection and not ``Connecting``, for another
@@ -351,6 +355,7 @@ class TableMachine:
                 return []
         elif isinstance(line, str) and not line.strip():
             return []
+        self._now = now
         try:
             msg = m.parse(line)
         except ProtocolError as exc:
@@ -603,7 +608,7 @@ class TableMachine:
         side = 0 if seat.is_ns else 1
         seconds = 0.0
         if self._turn_start is not None:
-            seconds = max(0.0, self._clock() - self._turn_start)
+            seconds = max(0.0, self._now - self._turn_start)
             self._board_time[side] += seconds
             self._turn_start = None
         self._pending = (seat, msg, state)
@@ -691,7 +696,7 @@ class TableMachine:
             if self._fits(gate, s, msg):
                 self._ready.add(s)
         if gate is not None and gate.kind in ("bid", "card"):
-            self._turn_start = self._clock()
+            self._turn_start = self._now
         if gate is not None and gate.kind == "dummy":
             # Dummy announces its first card while the others still wait for dummy's cards.
             self._lookahead = (self._card_gate(self.play), frozenset((self.play.dummy,)))
@@ -867,7 +872,6 @@ class TableMachine:
         cls,
         snapshot: dict,
         *,
-        clock: Callable[[], float] = time.monotonic,
         connections: Optional[dict[Seat, Hashable]] = None,
     ) -> "TableMachine":
         """Rebuild a table from ``snapshot()``. Auction, play and any held call/card are replayed and re-checked.
@@ -882,7 +886,7 @@ class TableMachine:
         try:
             if snapshot.get("version") != SNAPSHOT_VERSION:
                 raise ValueError(f"unsupported table snapshot version {snapshot.get('version')!r}")
-            t = cls(options=TableOptions(**snapshot["options"]), clock=clock)
+            t = cls(options=TableOptions(**snapshot["options"]))
             t.teams = list(snapshot["teams"])
             t.phase = TablePhase(snapshot["phase"])
             t._seats = [None if i is None else _SeatInfo(i["team"], i["version"], None) for i in snapshot["seats"]]

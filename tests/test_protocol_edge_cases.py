@@ -564,15 +564,14 @@ def test_edge_26_end_of_session_forms(line):
 
 
 def test_edge_27_think_time_measured_per_side():
-    now = [0.0]
-    t, _ = table_at("auction", clock=lambda: now[0])
-    feed(t, [(s, f"{name(s)} ready for South's bid") for s in (N, E, W)])
+    t, _ = table_at("auction")
+    for s in (N, E, W):
+        t.receive(s, f"{name(s)} ready for South's bid", now=0.0)
     assert t.waiting_for == ("bid", [], S)
-    now[0] += 7.0
-    t.receive(S, "South bids 1NT")
-    feed(t, [(s, f"{name(s)} ready for West's bid") for s in (N, E, S)])
-    now[0] += 3.0
-    t.receive(W, "West passes")
+    t.receive(S, "South bids 1NT", now=7.0)
+    for s in (N, E, S):
+        t.receive(s, f"{name(s)} ready for West's bid", now=7.0)
+    t.receive(W, "West passes", now=10.0)
     assert t.think_time(True) == (7.0, 7.0) and t.think_time(False) == (3.0, 3.0)
 
 
@@ -612,11 +611,11 @@ def test_edge_29_two_tables_rotated_seats_identical_deals():
 
 
 def test_edge_30_recorded_log_replays_identically():
-    lb = loopback([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], seed=4, clock=lambda: 0.0)
+    lb = loopback([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], seed=4)
     lb.run()
     inbound = [(s, l) for s, d, l in lb.log if d == "->TM"]
     delivered = {s: [l for s2, d, l in lb.log if s2 == s and d == "TM->"] for s in Seat}
-    replay = TableMachine([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], clock=lambda: 0.0)
+    replay = TableMachine([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)])
     sent = {s: [] for s in Seat}
     for s, line in inbound:
         for o in replay.receive(s, line):

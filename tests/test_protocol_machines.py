@@ -232,7 +232,7 @@ def test_table_teams_wait_for_all_four():
 
 
 def test_table_session_end_and_record():
-    t = TableMachine([board()], clock=lambda: 0.0)
+    t = TableMachine([board()])
     clients = {s: ClientMachine(TEAM[s], s) for s in Seat}
     lb = Loopback(t, clients, lambda c, ev: ev.auction.legal_calls()[0] if ev.auction.calls else Call.parse("3N"),
                   lambda c, ev: ev.legal[-1], record=True)

@@ -259,7 +259,7 @@ class TableManager:
             queue = [b for b in self.boards if b.board not in done]
             # team a is N/S in the open room, E/W in the closed room (None: the first player of that side names it)
             ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
-            machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options, clock=self.clock)
+            machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options)
             table = Table(match, room, machine)
             if self.publisher is not None:  # a resumed run's summaries count the boards stored before too
                 finished = [r.record for r in stored if r.match == name and r.room == room]
@@ -526,7 +526,7 @@ class TableManager:
         if mine and seat not in mine[0].conns and seat in mine[0].held:
             table = mine[0]
             try:
-                out = table.machine.receive(conn.id, line)
+                out = table.machine.receive(conn.id, line, now=self.clock())
             except ProtocolError:
                 pass
             else:
@@ -546,7 +546,7 @@ class TableManager:
             except ProtocolError as exc:
                 conn.report.deviation(line, f"rejected: {exc}")
         try:
-            out = table.machine.receive(conn.id, line)
+            out = table.machine.receive(conn.id, line, now=self.clock())
         except ProtocolError as exc:
             late = conn.seat in table.lagging
             table.log.warning("tm.bad_line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter,
@@ -795,7 +795,7 @@ class TableManager:
             seat = owing[0]
             try:
                 out = table.machine.act_for(seat, f"forced by the table manager: {seat.name.title()} is out of step "
-                                                  "after a forced line")
+                                                  "after a forced line", now=self.clock())
             except ProtocolError:
                 break
             made += 1
@@ -808,7 +808,8 @@ class TableManager:
         who = seat.name.title()
         what = ("call" if kind == "bid" else "card") if seat == acting else "ready line"
         try:
-            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})")
+            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})",
+                                        now=self.clock())
         except ProtocolError as exc:  # (LocalProtocolError) the seat's own line came first after all
             table.log.info("tm.force_skipped", seat=seat.letter, reason=str(exc))
             return
