@@ -36,7 +36,7 @@ from enum import Enum
 from typing import Any, Optional, Union
 
 from squeeze.engine.auction import PASS, Auction, Call, Contract, IllegalCallError
-from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Vul
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
 from squeeze.engine.view import SeatView
 
 from . import messages as m
@@ -70,11 +70,7 @@ __all__ = [
     "SessionEnded",
     "TableError",
     "LineRejected",
-    "SNAPSHOT_VERSION",
 ]
-
-#: Bumped whenever the snapshot layout changes, so that an old snapshot is refused rather than misread.
-SNAPSHOT_VERSION = 2
 
 #: What ``ClientMachine(explanations=...)`` accepts (see its doc).
 EXPLANATION_MODES = ("auto", "on", "off")
@@ -661,92 +657,6 @@ class ClientMachine:
             self.phase = ClientPhase.AWAIT_DEAL_INFO
             return
         self.phase = ClientPhase.BOARD_DONE
-
-    # --- snapshot / restore ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict:
-        """Everything needed to continue later, as JSON-able data (see ``restore``)."""
-        return {
-            "version": SNAPSHOT_VERSION,
-            "team": self.team,
-            "seat": None if self.seat is None else int(self.seat),
-            "requested_seat": None if self._requested_seat is None else int(self._requested_seat),
-            "protocol_version": self._connect_msg.version,
-            "info": self._connect_msg.info,
-            "dummy_card_style": self.dummy_card_style,
-            "passout_ready_for_deal": self.passout_ready_for_deal,
-            "send_alerts": self.send_alerts,
-            "explanations": self.explanations,
-            "peer_version": self.peer_version,
-            "format_options": self.format_options.model_dump(),
-            "phase": self.phase.value,
-            "teams": list(self.teams) if self.teams else None,
-            "out": list(self._out),
-            "unanswered": list(self._unanswered),
-            "board": self.board,
-            "dealer": None if self.dealer is None else int(self.dealer),
-            "vul": None if self.vul is None else int(self.vul),
-            "hand": None if self.hand is None else str(self.hand),
-            "calls": None if self.auction is None else [str(c) for c in self.auction.calls],
-            "dummy_hand": None if self.dummy_hand is None else str(self.dummy_hand),
-            "cards": [str(c) for c in self.cards],
-            "expect": None if self._expect is None else [self._expect[0], None if self._expect[1] is None else int(self._expect[1])],
-            "deal_ready_sent": self._deal_ready_sent,
-        }
-
-    @classmethod
-    def restore(cls, snapshot: dict) -> "ClientMachine":
-        """Rebuild a machine from ``snapshot()``; the auction and play are replayed and so re-checked.
-
-        Raises:
-            ValueError: the snapshot is not one this version wrote, or it is inconsistent.
-        """
-        try:
-            if snapshot.get("version") != SNAPSHOT_VERSION:
-                raise ValueError(f"unsupported client snapshot version {snapshot.get('version')!r}")
-            req = snapshot["requested_seat"]
-            mc = cls(
-                snapshot["team"], None if req is None else Seat(req), version=snapshot["protocol_version"],
-                info=snapshot["info"], dummy_card_style=snapshot["dummy_card_style"],
-                passout_ready_for_deal=snapshot["passout_ready_for_deal"], send_alerts=snapshot["send_alerts"],
-                explanations=snapshot["explanations"], format_options=m.FormatOptions(**snapshot["format_options"]),
-            )
-            mc.peer_version = int(snapshot["peer_version"])
-            mc.seat = None if snapshot["seat"] is None else Seat(snapshot["seat"])
-            mc.phase = ClientPhase(snapshot["phase"])
-            mc.teams = tuple(snapshot["teams"]) if snapshot["teams"] else None
-            mc._out = list(snapshot["out"])
-            mc._unanswered = list(snapshot["unanswered"])
-            mc.board = snapshot["board"]
-            mc.dealer = None if snapshot["dealer"] is None else Seat(snapshot["dealer"])
-            mc.vul = None if snapshot["vul"] is None else Vul(snapshot["vul"])
-            if snapshot["hand"] is not None:
-                mc.hand = Hand.parse(snapshot["hand"])
-            if snapshot["calls"] is not None:
-                mc.auction = Auction(mc.dealer, snapshot["calls"])
-                contract = mc.auction.contract
-                if contract is not None:
-                    mc.contract, mc.declarer, mc.dummy = contract, contract.declarer, contract.declarer.partner
-                    mc._view = SeatView(mc.seat, mc.hand, mc.auction, mc.vul or Vul.NONE, board=mc.board or 0)
-            cards = [Card.parse(c) for c in snapshot["cards"]]
-            if cards and mc._view is None:
-                raise ValueError("snapshot has cards but no contract")
-            scratch: list = []
-            for i, card in enumerate(cards):
-                if i == 1 and snapshot["dummy_hand"] is not None:
-                    mc._set_dummy(Hand.parse(snapshot["dummy_hand"]))
-                seat = mc._view.mover
-                problem = mc._check_card(seat, card)
-                if problem:
-                    raise ValueError(f"snapshot play is impossible: {problem}")
-                mc._apply_card(seat, card, scratch)
-            if snapshot["dummy_hand"] is not None and mc.dummy_hand is None:
-                mc._set_dummy(Hand.parse(snapshot["dummy_hand"]))
-            exp = snapshot["expect"]
-            mc._expect = None if exp is None else (exp[0], None if exp[1] is None else Seat(exp[1]))
-            mc._deal_ready_sent = snapshot["deal_ready_sent"]
-            return mc
-        except (KeyError, TypeError, ValueError, ProtocolError, BridgeError) as exc:
-            raise ValueError(f"bad client snapshot: {exc!r}") from None
 
     def _set_dummy(self, hand: Hand) -> None:
         self.dummy_hand = hand

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict
 
 from squeeze.engine.auction import PASS, Auction, IllegalCallError
 from squeeze.engine.board import IllegalCardError, Play
-from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
 from . import messages as m
@@ -59,16 +59,12 @@ __all__ = [
     "CallRelayed",
     "CardRelayed",
     "SUPPORTED_VERSIONS",
-    "SNAPSHOT_VERSION",
 ]
 
 #: Versions we seat. 18 is the WCBC protocol; JobScheffers' host also seats 19 clients (a superset that degrades
 #: to 18 when the TM sends no v19 extras, which we never do). Anything else (ZBridge's 20) speaks a different
 #: language and is refused at connect time, as the spec requires.
 SUPPORTED_VERSIONS = (18, 19)
-
-#: Bumped whenever the snapshot layout changes, so that an old snapshot is refused rather than misread.
-SNAPSHOT_VERSION = 1
 
 ALL_SEATS = frozenset(Seat)
 
@@ -213,8 +209,8 @@ class TableMachine:
         self._conn_seat: dict[Hashable, Seat] = {}
         self._rejoining: set[Seat] = set()
         self._events: list[TableEvent] = []
-        self.results: list[BoardRecord] = []  #: boards finished since creation (or restore)
-        self.boards_done = 0  #: boards finished in the session (kept across snapshot/restore)
+        self.results: list[BoardRecord] = []  #: boards finished since creation
+        self.boards_done = 0  #: boards finished in the session
         self._unanswered: dict[Seat, list[str]] = {s: [] for s in Seat}
         self._last_ready: dict[Seat, m.Message] = {}
         self._total_time = [0.0, 0.0]
@@ -838,120 +834,7 @@ class TableMachine:
         out.append(Outbound(seat, line))
         self._unanswered[seat].append(line)
 
-    # --- snapshot / restore ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict:
-        """The whole table as JSON-able data. Connections are not part of it: after ``restore`` every seat is free
-        for its team to reconnect (the board restarts when a returning seat is ready to start again, or continues
-        if it simply resumes with its next line)."""
-        g = self._gate
-        return {
-            "version": SNAPSHOT_VERSION,
-            "options": self.options.model_dump(),
-            "teams": list(self.teams),
-            "phase": self.phase.value,
-            "seats": [None if i is None else {"team": i.team, "version": i.version} for i in self._seats],
-            "queue": [_board_to_json(b) for b in self._queue],
-            "board": None if self.board is None else _board_to_json(self.board),
-            "calls": None if self.auction is None else [str(c) for c in self.auction.calls],
-            "cards": None if self.play is None else [str(c) for c in self.play.cards],
-            "gate": None if g is None else g.kind,
-            "ready": sorted(int(s) for s in self._ready),
-            "early": {str(int(s)): msg.format(self._fmt) for s, msg in self._early.items()},
-            "pending": None if self._pending is None else [int(self._pending[0]), self._pending[1].format(self._fmt)],
-            "last_ready": {str(int(s)): msg.format(self._fmt) for s, msg in self._last_ready.items()},
-            "last_action": {str(int(s)): msg.format(self._fmt) for s, msg in self._last_action.items()},
-            "unanswered": {str(int(s)): list(v) for s, v in self._unanswered.items()},
-            "rejoining": sorted(int(s) for s in self._rejoining),
-            "board_time": list(self._board_time),
-            "total_time": list(self._total_time),
-            "boards_done": self.boards_done,
-        }
-
-    @classmethod
-    def restore(
-        cls,
-        snapshot: dict,
-        *,
-        connections: Optional[dict[Seat, Hashable]] = None,
-    ) -> "TableMachine":
-        """Rebuild a table from ``snapshot()``. Auction, play and any held call/card are replayed and re-checked.
-        Finished boards are not kept (they left as ``BoardFinished`` events); ``results`` starts empty.
-
-        ``connections`` re-binds seats to connections that survived (the server kept its sockets and only the
-        table state was reloaded); other seats are free for their teams to reconnect.
-
-        Raises:
-            ValueError: the snapshot is not one this version wrote, or it is inconsistent.
-        """
-        try:
-            if snapshot.get("version") != SNAPSHOT_VERSION:
-                raise ValueError(f"unsupported table snapshot version {snapshot.get('version')!r}")
-            t = cls(options=TableOptions(**snapshot["options"]))
-            t.teams = list(snapshot["teams"])
-            t.phase = TablePhase(snapshot["phase"])
-            t._seats = [None if i is None else _SeatInfo(i["team"], i["version"], None) for i in snapshot["seats"]]
-            for seat, conn in (connections or {}).items():
-                info = t._seats[seat]
-                if info is None:
-                    raise ValueError(f"{m.seat_name(seat)} was not seated in the snapshot")
-                info.conn = conn
-                t._conn_seat[conn] = Seat(seat)
-            t._queue = [_board_from_json(b) for b in snapshot["queue"]]
-            t.board = None if snapshot["board"] is None else _board_from_json(snapshot["board"])
-            if snapshot["calls"] is not None:
-                t.auction = Auction(t.board.dealer, snapshot["calls"])
-                t._call_notes = [CallNote() for _ in t.auction.calls]  # (notes are not part of a snapshot)
-            if snapshot["cards"] is not None:
-                t.play = Play(t.board.deal, t.auction.contract, snapshot["cards"])
-                t._card_notes = [CardNote() for _ in t.play.cards]
-            kind = snapshot["gate"]
-            t._gate = None
-            if kind is not None:
-                if kind == "bid":
-                    gate = cls._bid_gate(t.auction)
-                elif kind == "card":
-                    gate = cls._card_gate(t.play)
-                elif kind == "dummy":
-                    gate = _Gate("dummy", None, None, ALL_SEATS - {t.play.dummy})
-                else:
-                    gate = _Gate(kind, None, None, ALL_SEATS)
-                t._open(gate)
-            t._ready = {Seat(s) for s in snapshot["ready"]}
-            t._last_ready = {Seat(int(s)): m.parse(l) for s, l in snapshot["last_ready"].items()}
-            t._last_action = {Seat(int(s)): m.parse(l) for s, l in snapshot["last_action"].items()}
-            t._unanswered = {Seat(int(s)): list(v) for s, v in snapshot["unanswered"].items()}
-            t._rejoining = {Seat(s) for s in snapshot["rejoining"]}
-            t._total_time = [float(x) for x in snapshot["total_time"]]
-            t.boards_done = int(snapshot["boards_done"])
-            if snapshot["pending"] is not None:
-                seat, line = Seat(snapshot["pending"][0]), snapshot["pending"][1]
-                msg = m.parse(line)
-                if isinstance(msg, m.CallMade):
-                    t._on_call(seat, msg, line)
-                else:
-                    t._on_card(seat, msg, line)
-            for s, line in snapshot["early"].items():
-                t._early[Seat(int(s))] = m.parse(line)
-            t._board_time = [float(x) for x in snapshot["board_time"]]
-            return t
-        except (KeyError, TypeError, ValueError, ProtocolError) as exc:
-            raise ValueError(f"bad table snapshot: {exc!r}") from None
-
 
 def _room(room: str) -> Optional[str]:
     r = (room or "").strip().title()
     return r if r in ("Open", "Closed") else None
-
-
-def _board_to_json(b: BoardRecord) -> dict:
-    return {
-        "board": b.board, "deal": b.deal.to_pbn(), "dealer": int(b.dealer), "vul": int(b.vul),
-        "event": b.event, "room": b.room, "table": b.table,
-    }
-
-
-def _board_from_json(d: dict) -> BoardRecord:
-    return BoardRecord(
-        board=d["board"], deal=Deal.parse(d["deal"]), dealer=Seat(d["dealer"]), vul=Vul(d["vul"]),
-        event=d.get("event", ""), room=d.get("room", ""), table=d.get("table", ""),
-    )
