@@ -1,17 +1,22 @@
 """The robot's side of the Blue Chip protocol, sans I/O: ``ClientMachine``.
 
-The machine is the one owner of protocol state for one seat. The I/O layer (``robot.agent``) only does::
+The machine is the one owner of protocol state for one seat, its receive buffer included. The I/O layer
+(``robot.agent``) only does::
 
     machine.connect()
-    send(machine.lines_to_send())
-    for line in lines_from_socket:
-        events = machine.receive_line(line)
+    send(machine.bytes_to_send())
+    while data := socket.read():
+        events = machine.receive_data(data)       # LineReceived, then that line's events (or LineRejected), ...
         while events:
             event = events.pop(0)
             if isinstance(event, CallRequested): machine.send_call(engine_call(event))
             if isinstance(event, CardRequested): machine.send_card(engine_card(event))
             events += machine.take_events()   # what our own call or card caused (AuctionComplete, BoardComplete ...)
-        send(machine.lines_to_send())
+        send(machine.bytes_to_send())
+    machine.receive_data(b"")                     # the connection closed: a partial line is dropped
+
+``receive_line(line)`` is the same for one line already framed (in-memory tables, tests); it raises what
+``receive_data`` reports as ``LineRejected``.
 
 Events are delivered once each, in order, and none can be lost: ``send_call``/``send_card`` return nothing and
 queue the events they cause (``AuctionComplete`` after our final pass, ``TrickComplete``/``BoardComplete`` after
@@ -42,10 +47,11 @@ from squeeze.engine.view import SeatView
 from . import messages as m
 from .events import (
     AuctionComplete, BoardComplete, BoardStarted, CallReceived, CallRequested, CardReceived, CardRequested,
-    ClientEvent, DealAnnounced, DummyRevealed, HandReceived, LineRejected, SeatAssigned, SessionEnded, TableError,
+    ClientEvent, DealAnnounced, DummyRevealed, HandReceived, LineReceived, LineRejected, SeatAssigned, SessionEnded, TableError,
     TeamsAnnounced, TimingReceived, TrickComplete,
 )
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt
+from .framing import LineBuffer
 
 # The seat's events are defined in ``events`` (one module for both sides) and re-exported here.
 __all__ = [
@@ -69,6 +75,7 @@ __all__ = [
     "TimingReceived",
     "SessionEnded",
     "TableError",
+    "LineReceived",
     "LineRejected",
 ]
 
@@ -174,6 +181,7 @@ class ClientMachine:
         self._events: list[ClientEvent] = []  # caused by our own call or card, not yet taken (see take_events)
         self._unanswered: list[str] = []
         self._last_msg: Optional[m.Message] = None  # last line accepted (to recognise a re-sent line)
+        self._buffer = LineBuffer()  # bytes of the current connection not yet a complete line
         self._reset_board()
 
     # --- public state -----------------------------------------------------------------------------------------
@@ -267,6 +275,7 @@ class ClientMachine:
         board (``Start of board``), which is what our table manager does after a seat rejoins."""
         self._unanswered = []
         self._last_msg = None
+        self._buffer = LineBuffer()
         seat = self.seat if self.phase != ClientPhase.IDLE else self._requested_seat
         msg = self._connect_msg if seat == self._connect_msg.seat else self._connect_msg.model_copy(update={"seat": seat})
         self._send(msg)
@@ -277,6 +286,36 @@ class ClientMachine:
         """The events our own ``send_call``/``send_card`` caused and nobody has taken yet (each is given once)."""
         out, self._events = self._events, []
         return out
+
+    def receive_data(self, data: bytes) -> list[ClientEvent]:
+        """Bytes from the table manager, as they came off the socket; ``b""`` says the connection closed.
+
+        Every line the bytes complete (CR LF, LF or a lone CR; ``framing.LineBuffer``) is handled in order, as by
+        ``receive_line``: the result holds, for each, ``LineReceived(line)`` then the events the line causes - or a
+        ``LineRejected(line, error)`` when the machine refuses it (it is then unchanged, and the next line is
+        handled all the same). Events not yet taken come first (see ``take_events``). Bytes that pass
+        ``framing.MAX_BUFFER`` without a line end are a ``LineRejected`` with no line. Once the session has ended or
+        the manager has refused us (a fatal ``LineRejected``), the rest is not read: nothing more can happen on
+        this connection. A partial line waits for the next bytes; ``b""`` drops it, and so does ``connect()`` (a
+        new connection starts with an empty buffer). Never raises ``ProtocolError``.
+        """
+        events = self.take_events()
+        if not data:
+            self._buffer = LineBuffer()
+            return events
+        try:
+            lines = self._buffer.feed(data)
+        except ProtocolError as exc:
+            return events + [LineRejected(line=None, error=exc)]
+        for line in lines:
+            if self.phase in (ClientPhase.SESSION_ENDED, ClientPhase.ERROR):
+                break
+            events.append(LineReceived(line=line))
+            try:
+                events += self._receive_line(line)
+            except ProtocolError as exc:
+                events.append(LineRejected(line=line, error=exc))
+        return events
 
     def receive_line(self, line: Union[str, bytes]) -> list[ClientEvent]:
         """Process one line from the table manager and return the events not yet taken (see ``take_events``)

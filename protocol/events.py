@@ -39,6 +39,7 @@ __all__ = [
     "BoardComplete",
     "TimingReceived",
     "TableError",
+    "LineReceived",
     "LineRejected",
     # a table (TableMachine)
     "TableEvent",
@@ -178,6 +179,14 @@ class TableError:
 
 
 @dataclass(frozen=True, slots=True)
+class LineReceived:
+    """A complete line came (``ClientMachine.receive_data``): it comes before the events the line causes, or
+    before its ``LineRejected``, so the I/O layer can log every line as received."""
+
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
 class LineRejected:
     """A line from the table manager that the machine refused (``ClientMachine.receive_data``): ``error`` says why
     and the machine is unchanged, unless ``error.fatal`` (the manager refused our seat: nothing more can happen on
@@ -190,7 +199,7 @@ class LineRejected:
 ClientEvent = Union[
     SeatAssigned, TeamsAnnounced, BoardStarted, DealAnnounced, HandReceived, CallRequested, CallReceived,
     AuctionComplete, CardRequested, CardReceived, DummyRevealed, TrickComplete, BoardComplete, TimingReceived,
-    SessionEnded, TableError, LineRejected,
+    SessionEnded, TableError, LineReceived, LineRejected,
 ]
 
 

@@ -15,6 +15,7 @@ from squeeze.protocol.client import (
     TableError, TeamsAnnounced, TimingReceived,
 )
 from squeeze.protocol.errors import LocalProtocolError, ProtocolError
+from squeeze.protocol.events import LineReceived, LineRejected
 from squeeze.protocol.framing import MAX_BUFFER, LineBuffer
 from squeeze.protocol.loopback import Loopback
 from squeeze.protocol.table import TableMachine, TableOptions
@@ -81,6 +82,39 @@ def test_edge_01_line_ends_and_segmentation():
         buf.feed(b"x" * (MAX_BUFFER + 1))
     assert buf.feed(b"yyy\r\nEnd of session\r\n") == ["End of session"]  # the rest of the long line is dropped
     assert buf.pending == 0
+
+
+def test_edge_01_the_client_frames_its_own_bytes():
+    c = ClientMachine(TEAM[E], E)
+    c.connect()
+    c.receive_data(b'East ("Ro')  # a partial line waits
+    assert c.phase == ClientPhase.CONNECTING
+    ev = c.receive_data(b'boB") seated\r\nTeams : N/S : "RoboA" E/W : "RoboB"\nStart of board\rBoard num')
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "SeatAssigned", "LineReceived", "TeamsAnnounced",
+                                              "LineReceived", "BoardStarted"]
+    assert ev[0] == LineReceived('East ("RoboB") seated') and c.phase == ClientPhase.AWAIT_DEAL_INFO
+    # a refused line is reported in place, leaves the machine as it was, and the next line is handled all the same
+    ev = c.receive_data(b"ber 3. Dealer South. E/W vulnerable.\r\nSouth bids 1NT\r\nStart of board\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "DealAnnounced", "LineReceived", "LineRejected",
+                                              "LineReceived", "BoardStarted"]
+    assert ev[3].line == "South bids 1NT" and isinstance(ev[3].error, ProtocolError)
+    # an over-long line, without raising
+    (ev,) = c.receive_data(b"x" * (MAX_BUFFER + 1))
+    assert isinstance(ev, LineRejected) and ev.line is None
+    # the connection closes mid-line: the partial line is dropped, not glued to the next connection's first
+    c.receive_data(b"\r\nBoard number 3. Dea")
+    assert c.receive_data(b"") == []
+    ev = c.receive_data(b"Board number 4. Dealer West. Neither vulnerable.\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "DealAnnounced"] and c.board == 4
+    # nothing is read after the end of the session
+    ev = c.receive_data(b"End of session\r\nStart of board\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "SessionEnded"]
+    # a refusal is fatal and ends the reading too
+    c2 = ClientMachine(TEAM[E], E)
+    c2.connect()
+    ev = c2.receive_data(b"Error: Seat East has already been taken\r\nEast (\"RoboB\") seated\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "LineRejected"] and ev[1].error.fatal
+    assert c2.phase == ClientPhase.ERROR
 
 
 def test_edge_02_spaces_case_and_long_lines():
