@@ -120,10 +120,6 @@ def _ready_line(kind: str, seat: Seat, other: Optional[Seat], trick: int) -> m.M
     return m.ReadyForCard(seat=seat, player=other, trick=trick)
 
 
-def _seat_title(seat: Optional[Seat]) -> str:
-    return "dummy" if seat is None else m.seat_name(seat)
-
-
 class ClientMachine:
     """One robot seat's protocol state machine.
 
@@ -424,7 +420,7 @@ class ClientMachine:
         if self.phase != ClientPhase.AWAIT_CARDS:
             raise self._unexpected(line)
         if msg.seat != self.seat:
-            raise self._unexpected(line, f"these are {m.seat_name(msg.seat)}'s cards, we are {m.seat_name(self.seat)}")
+            raise self._unexpected(line, f"these are {msg.seat.title}'s cards, we are {self.seat.title}")
         self.hand = msg.hand
         self.auction = Auction(self.dealer)
         self.phase = ClientPhase.AUCTION
@@ -438,7 +434,7 @@ class ClientMachine:
         try:
             auction = self.auction.then(msg.call)
         except IllegalCallError as exc:
-            raise RemoteProtocolError(f"illegal call from {m.seat_name(msg.seat)}: {exc}: {excerpt(line)}", line=line) from None
+            raise RemoteProtocolError(f"illegal call from {msg.seat.title}: {exc}: {excerpt(line)}", line=line) from None
         self.auction = auction
         events: list[ClientEvent] = [
             CallReceived(seat=msg.seat, call=msg.call, alert=msg.alert, explanation=msg.explanation)
@@ -452,7 +448,7 @@ class ClientMachine:
         leader = self._expect[1]
         ok = msg.seat == leader or (leader == self.dummy and msg.seat in (None, self.seat))
         if not ok:
-            raise self._unexpected(line, f"{m.seat_name(leader)} is on lead")
+            raise self._unexpected(line, f"{leader.title} is on lead")
         events: list[ClientEvent] = []
         self._request_card(leader, events)
         return events
@@ -530,12 +526,13 @@ class ClientMachine:
         if self._expect is None:
             return ""
         kind, seat = self._expect
+        who = "dummy" if seat is None else seat.title
         return {
-            "call": f"waiting for {_seat_title(seat)}'s call",
-            "card": f"waiting for {_seat_title(seat)}'s card",
+            "call": f"waiting for {who}'s call",
+            "card": f"waiting for {who}'s card",
             "my_call": "waiting for our own call",
-            "my_card": f"waiting for our own card from {_seat_title(seat)}'s hand",
-            "lead": f"waiting for 'to lead' for {_seat_title(seat)}",
+            "my_card": f"waiting for our own card from {who}'s hand",
+            "lead": f"waiting for 'to lead' for {who}",
             "dummy": "waiting for dummy's cards",
         }[kind]
 

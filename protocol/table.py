@@ -327,7 +327,7 @@ class TableMachine:
             else:
                 msg = m.ReadyForCard(seat=seat, player=g.player, trick=len(self.play.cards) // 4 + 1)
         if msg is None:
-            raise LocalProtocolError(f"{m.seat_name(seat)} owes no line now ({self._describe_wait()})")
+            raise LocalProtocolError(f"{seat.title} owes no line now ({self._describe_wait()})")
         self._forcing = reason
         self._now = now
         try:
@@ -386,7 +386,7 @@ class TableMachine:
             raise self._error(f"No seat is free for team {msg.team!r}", conn, line, fatal=True)
         info = self._seats[seat]
         if info is not None and info.conn is not None:
-            raise self._error(f"Seat {m.seat_name(seat)} has already been taken", conn, line, fatal=True)
+            raise self._error(f"Seat {seat.title} has already been taken", conn, line, fatal=True)
         side, other = (0, 1) if seat.is_ns else (1, 0)
         if self.teams[side] is not None and self.teams[side] != msg.team:
             raise self._error(f'Team name must be "{self.teams[side]}"', conn, line, fatal=True)
@@ -444,13 +444,13 @@ class TableMachine:
         if self.phase == TablePhase.ENDED:
             raise self._error("The session has ended", seat, line)
         if isinstance(msg, m.Connect):
-            raise self._error(f"Already seated as {m.seat_name(seat)}", seat, line)
+            raise self._error(f"Already seated as {seat.title}", seat, line)
         if not isinstance(msg, _CLIENT_TYPES):
             raise self._error("Unexpected message from a player (that is a table manager's message)", seat, line)
         named = msg.seat
         if named != seat and not (isinstance(msg, m.CardPlayed) and self._may_play_for_dummy(seat, named)):
             raise self._error(
-                f"You are seated as {m.seat_name(seat)}; a message for {'Dummy' if named is None else m.seat_name(named)} is ignored",
+                f"You are seated as {seat.title}; a message for {'Dummy' if named is None else named.title} is ignored",
                 seat, line,
             )
         if isinstance(msg, m.CallMade):
@@ -545,13 +545,13 @@ class TableMachine:
         g = self._gate
         if g is None:
             return "nothing is expected"
-        missing = ", ".join(m.seat_name(s) for s in sorted(g.readers - self._ready))
+        missing = ", ".join(s.title for s in sorted(g.readers - self._ready))
         if g.kind == "bid":
-            what = f"waiting for {m.seat_name(g.actor)}'s call"
+            what = f"waiting for {g.actor.title}'s call"
         elif g.kind == "card":
-            what = f"waiting for {m.seat_name(g.player)}'s card"
+            what = f"waiting for {g.player.title}'s card"
             if g.player != g.actor:
-                what += f" (played by {m.seat_name(g.actor)})"
+                what += f" (played by {g.actor.title})"
         else:
             what = f"waiting for '{_READY_WORDS[g.kind]}'"
         return what + (f"; not yet ready: {missing}" if missing else "")
@@ -563,17 +563,17 @@ class TableMachine:
         if self._last_action.get(seat) == msg and (g is None or g.actor != seat):
             return False  # already relayed: the seat re-sent it after a reconnect
         if g is None or g.kind != "bid" or g.actor != seat:
-            why = f"Call out of turn from {m.seat_name(seat)}: {self._describe_wait()}"
+            why = f"Call out of turn from {seat.title}: {self._describe_wait()}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, why))
         if self._pending is not None:
             if self._pending[1] == msg:
                 return False  # the same call again (resent after a reconnect)
-            why = f"{m.seat_name(seat)} has already called"
+            why = f"{seat.title} has already called"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, why))
         try:
             auction = self.auction.then(msg.call)
         except IllegalCallError as exc:
-            why = f"Illegal call by {m.seat_name(seat)}: {exc}"
+            why = f"Illegal call by {seat.title}: {exc}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, str(exc))) from None
         self._set_pending(seat, msg, auction)
         return True
@@ -585,17 +585,17 @@ class TableMachine:
         if self._last_action.get(seat) == msg and (g is None or g.actor != seat or g.player != player):
             return False  # already relayed: the seat re-sent it after a reconnect
         if g is None or g.kind != "card" or g.actor != seat or g.player != player:
-            why = f"Card out of turn from {m.seat_name(seat)}: {self._describe_wait()}"
+            why = f"Card out of turn from {seat.title}: {self._describe_wait()}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, why))
         if self._pending is not None:
             if self._pending[1].card == msg.card:
                 return False  # the same card again (resent after a reconnect)
-            why = f"{m.seat_name(player)} has already played"
+            why = f"{player.title} has already played"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, why))
         try:
             play = self.play.then(msg.card)
         except IllegalCardError as exc:
-            why = f"Illegal card from {m.seat_name(player)}: {exc}"
+            why = f"Illegal card from {player.title}: {exc}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, str(exc))) from None
         self._set_pending(seat, msg, play)
         return True

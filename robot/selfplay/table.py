@@ -46,7 +46,7 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *,
 
     def check(cut_short: bool, seat: Seat, what: str) -> None:
         if cut_short:
-            raise DecisionOverLimit(f"board {board}: {seat.name.title()}'s {what} was cut short by the hard limit "
+            raise DecisionOverLimit(f"board {board}: {seat.title}'s {what} was cut short by the hard limit "
                                     f"of {limit_seconds:g} s per decision")
 
     dealer, vul = dealer_for_board(board), vul_for_board(board)

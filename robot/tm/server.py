@@ -520,8 +520,8 @@ class TableManager:
                 if not t.done and seat is not None and t.peers.get(seat) == conn.peer]
         if len(mine) > 1:
             self._refuse(conn, line, f"Cannot tell which table this line continues ({len(mine)} tables have "
-                                     f"{m.seat_name(seat)} from {conn.peer}): send 'Connecting \"<team>\" as "
-                                     f"{m.seat_name(seat)} using protocol version 18'")
+                                     f"{seat.title} from {conn.peer}): send 'Connecting \"<team>\" as "
+                                     f"{seat.title} using protocol version 18'")
             return
         if mine and seat not in mine[0].conns and seat in mine[0].held:
             table = mine[0]
@@ -727,7 +727,7 @@ class TableManager:
             if since is not None and now - since > s.hold_seconds:
                 table.held[seat] = None
                 if machine.phase == TablePhase.BOARD and machine.board is not None:
-                    self._incident(table, "void", f"board {machine.board.board}: {seat.name.title()} disconnected "
+                    self._incident(table, "void", f"board {machine.board.board}: {seat.title} disconnected "
                                                   f"for more than {s.hold_seconds:g} s; replayed on its return")
                     self._after(table, machine.restart_board())
         waiting = machine.waiting_for
@@ -760,7 +760,7 @@ class TableManager:
         if late is None:
             return
         seat, why = late
-        who = seat.name.title()
+        who = seat.title
         if table.warned_at is None:
             table.warned_at = now
             self._incident(table, "clock", f"{who}: {why}")
@@ -794,7 +794,7 @@ class TableManager:
                 break
             seat = owing[0]
             try:
-                out = table.machine.act_for(seat, f"forced by the table manager: {seat.name.title()} is out of step "
+                out = table.machine.act_for(seat, f"forced by the table manager: {seat.title} is out of step "
                                                   "after a forced line", now=self.clock())
             except ProtocolError:
                 break
@@ -805,7 +805,7 @@ class TableManager:
         return made > 0
 
     def _force(self, table: Table, seat: Seat, kind: str, acting: Optional[Seat], why: str) -> None:
-        who = seat.name.title()
+        who = seat.title
         what = ("call" if kind == "bid" else "card") if seat == acting else "ready line"
         try:
             out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})",
