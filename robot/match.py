@@ -84,9 +84,12 @@ class TeamSpec:
 
         try:
             team = load_team(self.config or "default", seed=1)
-            from squeeze.engine.bidding import BiddingSystemError, get_bidder
+            from squeeze.config.bidding import load_system
+            from squeeze.engine.bidding import BiddingSystemError
 
-            get_bidder(team.params.system, team.params.opponents_system)
+            ours = load_system(team.params.system)
+            ours.bidder(None if team.params.opponents_system in (None, team.params.system)
+                        else load_system(team.params.opponents_system))
         except SelfPlayError as exc:
             raise RunError(str(exc)) from None
         except BiddingSystemError as exc:
