@@ -47,7 +47,7 @@ def main() -> None:
     def card(client, ev):
         return decide.choice(ev.legal)
 
-    table = TableMachine(boards, clock=lambda: 0.0)
+    table = TableMachine(boards)
     clients = {s: ClientMachine("NS" if s.is_ns else "EW", s) for s in Seat}
     lb = Loopback(table, clients, call, card, rng=random.Random(args.seed + 2))
     t0 = time.process_time()

@@ -342,7 +342,7 @@ class Auction:
             if self._doubled:
                 raise IllegalDoubleError(f"X is illegal: {self._last_bid} is already doubled")
             if self._last_bidder.same_side(seat):  # type: ignore[union-attr]
-                raise IllegalDoubleError(f"X is illegal: {self._last_bid} was bid by {seat.name.title()}'s own side")
+                raise IllegalDoubleError(f"X is illegal: {self._last_bid} was bid by {seat.title}'s own side")
         elif call.is_redouble:
             if self._doubled != 1:
                 raise IllegalRedoubleError(

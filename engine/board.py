@@ -172,7 +172,7 @@ class PublicPlay:
         """Raise ``IllegalCardError`` if the next player may not play ``card``: from what the table sees, and, when
         ``hand`` (the mask of the cards that player still holds) is given, from its hand too."""
         seat = self.next_seat
-        who = seat.name.title()
+        who = seat.title
         if self.is_complete:
             raise IllegalCardError(f"the play is over; {card} cannot be played")
         if self._played & card.mask:

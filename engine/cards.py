@@ -45,6 +45,9 @@ class InvalidDealError(BridgeError):
     """Cards that cannot form the requested hands or deal (duplicates, wrong counts)."""
 
 
+_SEAT_TITLES = ("North", "East", "South", "West")
+
+
 class Seat(IntEnum):
     """Compass seats in clockwise order, numbered as DDS numbers them (N=0, E=1, S=2, W=3)."""
 
@@ -56,6 +59,11 @@ class Seat(IntEnum):
     @property
     def letter(self) -> str:
         return "NESW"[self]
+
+    @property
+    def title(self) -> str:
+        """The seat's name as people and the Blue Chip protocol write it: ``North``, ``East``, ``South``, ``West``."""
+        return _SEAT_TITLES[self]
 
     @property
     def lho(self) -> "Seat":
@@ -463,7 +471,7 @@ class Deal:
         if complete:
             for seat, h in zip(Seat, hs):
                 if len(h) != 13:
-                    raise InvalidDealError(f"deal has {len(h)} cards in {seat.name.title()}")
+                    raise InvalidDealError(f"deal has {len(h)} cards in {seat.title}")
         object.__setattr__(self, "_hands", hs)
 
     def __setattr__(self, name, value):
@@ -494,7 +502,7 @@ class Deal:
             try:
                 hands[seat] = Hand.parse(p)
             except BridgeError as exc:
-                raise type(exc)(f"{seat.name.title()}: {exc}") from None
+                raise type(exc)(f"{seat.title}: {exc}") from None
         if complete and len(unknown) == 1:
             seen = 0
             for h in hands:

@@ -715,7 +715,7 @@ class _Reader:
                     raise fail("Contract", f"the tag says {tag_contract.pbn} but the auction ends in {contract.pbn}")
                 if tag_declarer is not None and tag_declarer != contract.declarer:
                     raise fail("Declarer", f"the tag says {tag_declarer.letter} but the auction makes "
-                                           f"{contract.declarer.name.title()} declarer")  # type: ignore[union-attr]
+                                           f"{contract.declarer.title} declarer")  # type: ignore[union-attr]
         else:
             contract = None
             if tag_contract is not None:
@@ -864,8 +864,8 @@ class _Reader:
                 continue
             if auction is None:
                 if dealer is not None and dealer != seat:
-                    raise err(tok.line, f"the first call is made by {seat.name.title()} but the dealer is "
-                                        f"{dealer.name.title()}")
+                    raise err(tok.line, f"the first call is made by {seat.title} but the dealer is "
+                                        f"{dealer.title}")
                 dealer = seat
                 auction = Auction(seat)
             if t.upper() == "AP":
@@ -889,7 +889,7 @@ class _Reader:
             calls_after.append(len(auction.calls) if auction is not None else 0)
         if auction is None:
             if dealer is not None and dealer != seat and end_mark is None:
-                raise err(line, f"the auction starts with {seat.name.title()} but the dealer is {dealer.name.title()}")
+                raise err(line, f"the auction starts with {seat.title} but the dealer is {dealer.title}")
             if dealer is None:
                 dealer = seat
             auction = Auction(dealer)
@@ -955,9 +955,9 @@ class _Reader:
             contract = contract.with_declarer(leader.rho)
         opening = contract.declarer.lho  # type: ignore[union-attr]
         if leader is not None and leader != opening:
-            decl = contract.declarer.name.title()  # type: ignore[union-attr]
-            raise err(line, f"the opening leader is {leader.name.title()} but declarer {decl}'s left-hand opponent "
-                            f"is {opening.name.title()}")
+            decl = contract.declarer.title  # type: ignore[union-attr]
+            raise err(line, f"the opening leader is {leader.title} but declarer {decl}'s left-hand opponent "
+                            f"is {opening.title}")
         # Play order from the seat columns: each trick starts with the previous trick's winner. Legality is
         # checked once, when the BoardRecord is built (engine.board.Play); ``diagnose`` replays card by card only
         # when that fails, to name the trick and line.

@@ -112,7 +112,7 @@ class Player:
         if view.auction.is_complete:
             raise BridgeError("the auction is over: no call to make")
         if view.auction.next_seat != view.seat:
-            raise BridgeError(f"{view.auction.next_seat.name.title()} is to call, not {view.seat.name.title()}")
+            raise BridgeError(f"{view.auction.next_seat.title} is to call, not {view.seat.title}")
         if self.params.borel.enabled:
             return self.borel.choose(view, self._rng(view, len(view.auction.calls)), deadline,
                                      self.params.seconds_per_call)
@@ -138,8 +138,8 @@ class Player:
         if play.is_complete:
             raise BridgeError("the play is over: no card to choose")
         if view.seat != view.decider:
-            raise BridgeError(f"{view.decider.name.title()} chooses {play.next_seat.name.title()}'s card now, not "
-                              f"{view.seat.name.title()}")
+            raise BridgeError(f"{view.decider.title} chooses {play.next_seat.title}'s card now, not "
+                              f"{view.seat.title}")
         decision = self._card_player(view).choose(view, self._rng(view, 100 + len(view.cards)), deadline)
         if decision.card not in view.legal_cards():  # the engine's own invariant, checked at the boundary
             raise IllegalCardError(f"the card player chose {decision.card}, which is not legal here")

@@ -138,8 +138,8 @@ class BoardRecord:
             s(self, "vul", vul_for_board(b))
         if self.auction is not None:
             if self.auction.dealer != self.dealer:
-                raise BridgeError(f"board {b}: the auction starts with {self.auction.dealer.name.title()} "
-                                  f"but the dealer is {self.dealer.name.title()}")  # type: ignore[union-attr]
+                raise BridgeError(f"board {b}: the auction starts with {self.auction.dealer.title} "
+                                  f"but the dealer is {self.dealer.title}")  # type: ignore[union-attr]
             if self.contract is None:
                 s(self, "contract", self.auction.contract)
             elif self.auction.is_complete and self.auction.contract != self.contract:
@@ -160,7 +160,7 @@ class BoardRecord:
         for seat, name in self.players.items():
             if not isinstance(seat, Seat):
                 raise BridgeError(f"board {b}: players are named by Seat, got {seat!r}")
-            _text(name, f"board {b}: {seat.name.title()}'s name")
+            _text(name, f"board {b}: {seat.title}'s name")
         s(self, "players", dict(self.players))  # a copy: the caller's dict cannot change the record
         s(self, "call_notes", tuple(self.call_notes))
         s(self, "card_notes", tuple(self.card_notes))

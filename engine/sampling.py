@@ -350,11 +350,11 @@ class WorldSampler:
         cons: list[SeatConstraints] = _as_four(constraints, UNCONSTRAINED, "constraints")
         for seat, c in zip(Seat, cons):
             if not isinstance(c, SeatConstraints):
-                raise TypeError(f"constraints for {seat.name.title()} must be SeatConstraints, got {type(c).__name__}")
+                raise TypeError(f"constraints for {seat.title} must be SeatConstraints, got {type(c).__name__}")
         seen = 0
         for seat, m in zip(Seat, kn):
             if m & ~ALL_CARDS or m < 0:
-                raise BridgeError(f"known cards of {seat.name.title()}: mask out of range")
+                raise BridgeError(f"known cards of {seat.title}: mask out of range")
             if m & seen:
                 c = Card.from_index((m & seen).bit_length() - 1)
                 raise SamplingError(f"card {c} is known to be in two hands", seat=seat)
@@ -363,21 +363,21 @@ class WorldSampler:
         for seat, c in zip(Seat, cons):
             if c.is_empty_range:
                 raise SamplingError(
-                    f"{seat.name.title()}: the ranges contradict each other ({c.describe()})",
+                    f"{seat.title}: the ranges contradict each other ({c.describe()})",
                     seat=seat, constraint=c.describe(),
                 )
             elsewhere = c.held & seen & ~kn[seat]
             if elsewhere:
                 card = Card.from_index(elsewhere.bit_length() - 1)
                 raise SamplingError(
-                    f"{seat.name.title()} is said to hold {card}, but {card} is known to be elsewhere",
+                    f"{seat.title} is said to hold {card}, but {card} is known to be elsewhere",
                     seat=seat, constraint=f"holds {card}",
                 )
             clash = c.not_held & kn[seat]
             if clash:
                 card = Card.from_index(clash.bit_length() - 1)
                 raise SamplingError(
-                    f"{seat.name.title()} is known to hold {card}, but is said not to",
+                    f"{seat.title} is known to hold {card}, but is said not to",
                     seat=seat, constraint=f"lacks {card}",
                 )
         for seat, c in zip(Seat, cons):
@@ -385,7 +385,7 @@ class WorldSampler:
                 if other != seat and c.held & c2.held:
                     card = Card.from_index((c.held & c2.held).bit_length() - 1)
                     raise SamplingError(
-                        f"both {seat.name.title()} and {other.name.title()} are said to hold {card}",
+                        f"both {seat.title} and {other.title} are said to hold {card}",
                         seat=other, constraint=f"holds {card}",
                     )
             kn[seat] |= c.held
@@ -395,7 +395,7 @@ class WorldSampler:
         need = [13 - m.bit_count() for m in kn]
         for seat, k in zip(Seat, need):
             if k < 0:
-                raise SamplingError(f"{seat.name.title()} has {13 - k} known cards (at most 13)", seat=seat)
+                raise SamplingError(f"{seat.title} has {13 - k} known cards (at most 13)", seat=seat)
         self.need: tuple[int, int, int, int] = tuple(need)  # type: ignore[assignment]
         unseen = ALL_CARDS & ~seen
         self.unseen = unseen
@@ -406,7 +406,7 @@ class WorldSampler:
         for seat in Seat:
             if need[seat] == 0 and not cons[seat].accepts(Hand(kn[seat])):
                 raise SamplingError(
-                    f"{seat.name.title()}'s known hand {Hand(kn[seat])} does not satisfy: {cons[seat].describe()}",
+                    f"{seat.title}'s known hand {Hand(kn[seat])} does not satisfy: {cons[seat].describe()}",
                     seat=seat, constraint=cons[seat].describe(),
                 )
 
@@ -434,7 +434,7 @@ class WorldSampler:
                     else:
                         why = f"{kl} known and only {al.bit_count()} unseen {_suit_name(s)} it could hold"
                     raise SamplingError(
-                        f"{seat.name.title()} cannot have {rng_txt} {_suit_name(s)}: {why}",
+                        f"{seat.title} cannot have {rng_txt} {_suit_name(s)}: {why}",
                         seat=seat, constraint=f"{rng_txt} {_suit_name(s)}",
                     )
                 lo_b[seat].append(lo)
@@ -442,7 +442,7 @@ class WorldSampler:
                 allowed[seat].append(al)
             if sum(lo_b[seat]) > need[seat] or sum(hi_b[seat]) < need[seat]:
                 raise SamplingError(
-                    f"{seat.name.title()}: the suit lengths ({cons[seat].describe()}) cannot make a 13-card hand "
+                    f"{seat.title}: the suit lengths ({cons[seat].describe()}) cannot make a 13-card hand "
                     f"with the {13 - need[seat]} known cards {Hand(kn[seat])}",
                     seat=seat, constraint=cons[seat].describe(),
                 )
@@ -517,7 +517,7 @@ class WorldSampler:
         least = base + sum(sorted(all_honours)[:forced]) if forced else base
         if most < c.hcp[0] or least > c.hcp[1]:
             raise SamplingError(
-                f"{seat_name(seat)} cannot have {c.hcp[0]}-{c.hcp[1]} HCP: "
+                f"{Seat(seat).title} cannot have {c.hcp[0]}-{c.hcp[1]} HCP: "
                 f"{base} known and {least}-{most} reachable with the unseen cards",
                 seat=Seat(seat), constraint=f"{c.hcp[0]}-{c.hcp[1]} HCP",
             )
@@ -533,7 +533,7 @@ class WorldSampler:
         hi = sum(b for _, b in ranges.values())
         if lo <= total <= hi:
             return
-        who = ", ".join(f"{seat_name(seat)} {a}-{b}" for seat, (a, b) in ranges.items())
+        who = ", ".join(f"{Seat(seat).title} {a}-{b}" for seat, (a, b) in ranges.items())
         raise SamplingError(
             f"the hidden hands hold {total} HCP between them, but their ranges ({who}) allow "
             f"{'at least ' + str(lo) if lo > total else 'at most ' + str(hi)}",
@@ -596,7 +596,7 @@ class WorldSampler:
         if len(out) == 0:
             names = ", ".join(_describe(p) for p in preds)
             raise SamplingError(
-                f"{seat_name(seat)}: no shape allowed by the suit lengths is {names}",
+                f"{Seat(seat).title}: no shape allowed by the suit lengths is {names}",
                 seat=Seat(seat), constraint=names,
             )
         return out
@@ -621,7 +621,7 @@ class WorldSampler:
             los = [(seats, lo[s]) for seats, lo, _ in entries if lo[s]]
             if sum(x for _, x in los) > u[s]:
                 who = ", ".join(
-                    f"{seat_name(seats[0])} at least {x + (self.known[seats[0]] & _SUIT_MASKS[s]).bit_count()}"
+                    f"{Seat(seats[0]).title} at least {x + (self.known[seats[0]] & _SUIT_MASKS[s]).bit_count()}"
                     for seats, x in los
                 )
                 raise SamplingError(
@@ -637,7 +637,7 @@ class WorldSampler:
 
     def _explain_no_shape(self) -> None:
         self._check_suit_totals([(sp.seats, sp.lo, sp.hi) for sp in self._supers])
-        desc = "; ".join(f"{seat_name(s)}: {self.constraints[s].describe()}" for s in Seat if self.need[s])
+        desc = "; ".join(f"{Seat(s).title}: {self.constraints[s].describe()}" for s in Seat if self.need[s])
         raise SamplingError(f"no layout of the unseen cards satisfies the suit lengths together ({desc})")
 
     def _build_suit_tables(self) -> None:
@@ -739,7 +739,7 @@ class WorldSampler:
                 seat = self._supers[self._d].seats[0]
                 lo, hi = self.constraints[seat].hcp
                 raise SamplingError(
-                    f"{seat_name(seat)} cannot have {lo}-{hi} HCP with the suit lengths and unseen cards allowed",
+                    f"{Seat(seat).title} cannot have {lo}-{hi} HCP with the suit lengths and unseen cards allowed",
                     seat=Seat(seat), constraint=f"{lo}-{hi} HCP",
                 )
             self._explain_no_shape()
@@ -1044,10 +1044,6 @@ def _draw_rows(w: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     else:
         r = gen.integers(0, cw[:, -1])
     return (r[:, None] >= cw).sum(axis=1).astype(np.int64)
-
-
-def seat_name(seat: int) -> str:
-    return Seat(seat).name.title()
 
 
 def _describe(p) -> str:

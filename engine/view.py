@@ -43,7 +43,7 @@ class SeatView:
     def __post_init__(self) -> None:
         s = object.__setattr__
         if len(self.hand) != 13:
-            raise BridgeError(f"{self.seat.name.title()}'s hand must have 13 cards, got {len(self.hand)}")
+            raise BridgeError(f"{self.seat.title}'s hand must have 13 cards, got {len(self.hand)}")
         s(self, "cards", tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.cards))
         if self.auction is not None:
             if self.contract is not None and self.auction.is_complete and self.contract != self.auction.contract:
@@ -60,7 +60,7 @@ class SeatView:
             if len(self.dummy) != 13:
                 raise BridgeError(f"dummy's hand must be its original 13 cards, got {len(self.dummy)}")
             if self.dummy.bits & self.hand.bits:
-                raise BridgeError(f"dummy and {self.seat.name.title()} both hold "
+                raise BridgeError(f"dummy and {self.seat.title} both hold "
                                   f"{Card.from_index((self.dummy.bits & self.hand.bits).bit_length() - 1)}")
         if self.contract is None:
             s(self, "_play", None)
@@ -102,8 +102,8 @@ class SeatView:
             for other in Seat:
                 held = self.remaining_in(play, other)
                 if held is not None and held & card.mask:
-                    raise IllegalCardError(f"{card} is in {other.name.title()}'s hand, not "
-                                           f"{seat.name.title()}'s")
+                    raise IllegalCardError(f"{card} is in {other.title}'s hand, not "
+                                           f"{seat.title}'s")
         return play.then(card, hand=own)
 
     # -- what the seat knows -----------------------------------------------------------------------------------

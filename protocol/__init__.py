@@ -1,7 +1,8 @@
 """Blue Chip Bridge table-manager protocol (v18), sans I/O.
 
 - ``protocol.messages``: one pydantic model per message, tolerant ``parse(line)``, canonical ``format(message)``.
-- ``protocol.client.ClientMachine``: a robot's seat (feed lines, get events, send what it queues).
+- ``protocol.events``: what the machines tell the layer above, both sides in one module.
+- ``protocol.client.ClientMachine``: a robot's seat (feed bytes or lines, get events, send what it queues).
 - ``protocol.table.TableMachine``: one table of the table manager (``receive(conn, line) -> [Outbound]``).
 - ``protocol.framing.LineBuffer``: bytes to lines (CRLF, LF or CR).
 - ``protocol.loopback.Loopback``: four clients and a table wired in memory (self-play, tests).
@@ -9,6 +10,7 @@
 Every bad input from a peer raises ``ProtocolError`` and leaves the machine unchanged.
 """
 
+from . import events
 from .client import ClientMachine, ClientPhase
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import LineBuffer
@@ -27,6 +29,7 @@ __all__ = [
     "TableMachine",
     "TableOptions",
     "TablePhase",
+    "events",
     "format",
     "parse",
 ]

@@ -1,17 +1,22 @@
 """The robot's side of the Blue Chip protocol, sans I/O: ``ClientMachine``.
 
-The machine is the one owner of protocol state for one seat. The I/O layer (``robot.agent``) only does::
+The machine is the one owner of protocol state for one seat, its receive buffer included. The I/O layer
+(``robot.agent``) only does::
 
     machine.connect()
-    send(machine.lines_to_send())
-    for line in lines_from_socket:
-        events = machine.receive_line(line)
+    send(machine.bytes_to_send())
+    while data := socket.read():
+        events = machine.receive_data(data)       # LineReceived, then that line's events (or LineRejected), ...
         while events:
             event = events.pop(0)
             if isinstance(event, CallRequested): machine.send_call(engine_call(event))
             if isinstance(event, CardRequested): machine.send_card(engine_card(event))
             events += machine.take_events()   # what our own call or card caused (AuctionComplete, BoardComplete ...)
-        send(machine.lines_to_send())
+        send(machine.bytes_to_send())
+    machine.receive_data(b"")                     # the connection closed: a partial line is dropped
+
+``receive_line(line)`` is the same for one line already framed (in-memory tables, tests); it raises what
+``receive_data`` reports as ``LineRejected``.
 
 Events are delivered once each, in order, and none can be lost: ``send_call``/``send_card`` return nothing and
 queue the events they cause (``AuctionComplete`` after our final pass, ``TrickComplete``/``BoardComplete`` after
@@ -32,17 +37,23 @@ refusal and moves the machine to ``ClientPhase.ERROR``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Optional, Union
 
 from squeeze.engine.auction import PASS, Auction, Call, Contract, IllegalCallError
-from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Vul
+from squeeze.engine.cards import Card, Deal, Hand, Seat, Vul
 from squeeze.engine.view import SeatView
 
 from . import messages as m
+from .events import (
+    AuctionComplete, BoardComplete, BoardStarted, CallReceived, CallRequested, CardReceived, CardRequested,
+    ClientEvent, DealAnnounced, DummyRevealed, HandReceived, LineReceived, LineRejected, SeatAssigned, SessionEnded, TableError,
+    TeamsAnnounced, TimingReceived, TrickComplete,
+)
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError, excerpt
+from .framing import LineBuffer
 
+# The seat's events are defined in ``events`` (one module for both sides) and re-exported here.
 __all__ = [
     "EXPLANATION_MODES",
     "ClientPhase",
@@ -64,11 +75,9 @@ __all__ = [
     "TimingReceived",
     "SessionEnded",
     "TableError",
-    "SNAPSHOT_VERSION",
+    "LineReceived",
+    "LineRejected",
 ]
-
-#: Bumped whenever the snapshot layout changes, so that an old snapshot is refused rather than misread.
-SNAPSHOT_VERSION = 2
 
 #: What ``ClientMachine(explanations=...)`` accepts (see its doc).
 EXPLANATION_MODES = ("auto", "on", "off")
@@ -91,129 +100,6 @@ class ClientPhase(str, Enum):
     ERROR = "error"  #: the table manager refused us; nothing more can happen on this connection
 
 
-# --- events ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SeatAssigned:
-    seat: Seat
-    team: str
-
-
-@dataclass(frozen=True, slots=True)
-class TeamsAnnounced:
-    ns: str
-    ew: str
-    scoring: Optional[str]
-
-
-@dataclass(frozen=True, slots=True)
-class BoardStarted:
-    restarted: bool  #: a board was in progress and the table manager started over
-
-
-@dataclass(frozen=True, slots=True)
-class DealAnnounced:
-    board: int
-    dealer: Seat
-    vul: Vul
-
-
-@dataclass(frozen=True, slots=True)
-class HandReceived:
-    seat: Seat
-    hand: Hand
-
-
-@dataclass(frozen=True, slots=True)
-class CallRequested:
-    """Our turn to call: answer with ``send_call``."""
-
-    seat: Seat
-    auction: Auction
-
-
-@dataclass(frozen=True, slots=True)
-class CallReceived:
-    seat: Seat
-    call: Call
-    alert: bool
-    explanation: str
-
-
-@dataclass(frozen=True, slots=True)
-class AuctionComplete:
-    auction: Auction
-    contract: Optional[Contract]  #: ``None``: passed out
-    declarer: Optional[Seat]
-    dummy: Optional[Seat]
-
-
-@dataclass(frozen=True, slots=True)
-class CardRequested:
-    """A card is due from ``seat``'s hand (ours, or dummy's when we are declarer): answer with ``send_card``."""
-
-    seat: Seat
-    from_dummy: bool
-    legal: tuple[Card, ...]
-    trick: int
-
-
-@dataclass(frozen=True, slots=True)
-class CardReceived:
-    seat: Seat
-    card: Card
-    trick: int
-
-
-@dataclass(frozen=True, slots=True)
-class DummyRevealed:
-    seat: Seat
-    hand: Hand
-
-
-@dataclass(frozen=True, slots=True)
-class TrickComplete:
-    trick: int
-    leader: Seat
-    cards: tuple[Card, ...]
-    winner: Seat
-
-
-@dataclass(frozen=True, slots=True)
-class BoardComplete:
-    board: Optional[int]
-    auction: Auction
-    cards: tuple[Card, ...]
-    contract: Optional[Contract]
-    declarer_tricks: Optional[int]
-    deal: Optional[Deal]  #: rebuilt from the cards played (``None`` when passed out)
-
-
-@dataclass(frozen=True, slots=True)
-class TimingReceived:
-    timing: m.Timing
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEnded:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class TableError:
-    """``Illegal bid``/``Illegal card``/an error line from the table manager. The machine does not change: the
-    table manager and we disagree about the state, which only a ``Start of board`` (board restart) can repair."""
-
-    message: Union[m.IllegalCall, m.IllegalCard, m.ErrorMessage]
-
-
-ClientEvent = Union[
-    SeatAssigned, TeamsAnnounced, BoardStarted, DealAnnounced, HandReceived, CallRequested, CallReceived,
-    AuctionComplete, CardRequested, CardReceived, DummyRevealed, TrickComplete, BoardComplete, TimingReceived,
-    SessionEnded, TableError,
-]
-
 #: Lines that inform but do not answer what we sent (they leave ``unanswered_lines()`` as it was).
 _INFORMATIONAL = (m.Timing, m.IllegalCall, m.IllegalCard, m.ErrorMessage)
 
@@ -232,10 +118,6 @@ def _ready_line(kind: str, seat: Seat, other: Optional[Seat], trick: int) -> m.M
     if kind == "call":
         return m.ReadyForCall(seat=seat, caller=other)
     return m.ReadyForCard(seat=seat, player=other, trick=trick)
-
-
-def _seat_title(seat: Optional[Seat]) -> str:
-    return "dummy" if seat is None else m.seat_name(seat)
 
 
 class ClientMachine:
@@ -295,6 +177,7 @@ class ClientMachine:
         self._events: list[ClientEvent] = []  # caused by our own call or card, not yet taken (see take_events)
         self._unanswered: list[str] = []
         self._last_msg: Optional[m.Message] = None  # last line accepted (to recognise a re-sent line)
+        self._buffer = LineBuffer()  # bytes of the current connection not yet a complete line
         self._reset_board()
 
     # --- public state -----------------------------------------------------------------------------------------
@@ -388,6 +271,7 @@ class ClientMachine:
         board (``Start of board``), which is what our table manager does after a seat rejoins."""
         self._unanswered = []
         self._last_msg = None
+        self._buffer = LineBuffer()
         seat = self.seat if self.phase != ClientPhase.IDLE else self._requested_seat
         msg = self._connect_msg if seat == self._connect_msg.seat else self._connect_msg.model_copy(update={"seat": seat})
         self._send(msg)
@@ -398,6 +282,36 @@ class ClientMachine:
         """The events our own ``send_call``/``send_card`` caused and nobody has taken yet (each is given once)."""
         out, self._events = self._events, []
         return out
+
+    def receive_data(self, data: bytes) -> list[ClientEvent]:
+        """Bytes from the table manager, as they came off the socket; ``b""`` says the connection closed.
+
+        Every line the bytes complete (CR LF, LF or a lone CR; ``framing.LineBuffer``) is handled in order, as by
+        ``receive_line``: the result holds, for each, ``LineReceived(line)`` then the events the line causes - or a
+        ``LineRejected(line, error)`` when the machine refuses it (it is then unchanged, and the next line is
+        handled all the same). Events not yet taken come first (see ``take_events``). Bytes that pass
+        ``framing.MAX_BUFFER`` without a line end are a ``LineRejected`` with no line. Once the session has ended or
+        the manager has refused us (a fatal ``LineRejected``), the rest is not read: nothing more can happen on
+        this connection. A partial line waits for the next bytes; ``b""`` drops it, and so does ``connect()`` (a
+        new connection starts with an empty buffer). Never raises ``ProtocolError``.
+        """
+        events = self.take_events()
+        if not data:
+            self._buffer = LineBuffer()
+            return events
+        try:
+            lines = self._buffer.feed(data)
+        except ProtocolError as exc:
+            return events + [LineRejected(line=None, error=exc)]
+        for line in lines:
+            if self.phase in (ClientPhase.SESSION_ENDED, ClientPhase.ERROR):
+                break
+            events.append(LineReceived(line=line))
+            try:
+                events += self._receive_line(line)
+            except ProtocolError as exc:
+                events.append(LineRejected(line=line, error=exc))
+        return events
 
     def receive_line(self, line: Union[str, bytes]) -> list[ClientEvent]:
         """Process one line from the table manager and return the events not yet taken (see ``take_events``)
@@ -506,7 +420,7 @@ class ClientMachine:
         if self.phase != ClientPhase.AWAIT_CARDS:
             raise self._unexpected(line)
         if msg.seat != self.seat:
-            raise self._unexpected(line, f"these are {m.seat_name(msg.seat)}'s cards, we are {m.seat_name(self.seat)}")
+            raise self._unexpected(line, f"these are {msg.seat.title}'s cards, we are {self.seat.title}")
         self.hand = msg.hand
         self.auction = Auction(self.dealer)
         self.phase = ClientPhase.AUCTION
@@ -520,7 +434,7 @@ class ClientMachine:
         try:
             auction = self.auction.then(msg.call)
         except IllegalCallError as exc:
-            raise RemoteProtocolError(f"illegal call from {m.seat_name(msg.seat)}: {exc}: {excerpt(line)}", line=line) from None
+            raise RemoteProtocolError(f"illegal call from {msg.seat.title}: {exc}: {excerpt(line)}", line=line) from None
         self.auction = auction
         events: list[ClientEvent] = [
             CallReceived(seat=msg.seat, call=msg.call, alert=msg.alert, explanation=msg.explanation)
@@ -534,7 +448,7 @@ class ClientMachine:
         leader = self._expect[1]
         ok = msg.seat == leader or (leader == self.dummy and msg.seat in (None, self.seat))
         if not ok:
-            raise self._unexpected(line, f"{m.seat_name(leader)} is on lead")
+            raise self._unexpected(line, f"{leader.title} is on lead")
         events: list[ClientEvent] = []
         self._request_card(leader, events)
         return events
@@ -612,12 +526,13 @@ class ClientMachine:
         if self._expect is None:
             return ""
         kind, seat = self._expect
+        who = "dummy" if seat is None else seat.title
         return {
-            "call": f"waiting for {_seat_title(seat)}'s call",
-            "card": f"waiting for {_seat_title(seat)}'s card",
+            "call": f"waiting for {who}'s call",
+            "card": f"waiting for {who}'s card",
             "my_call": "waiting for our own call",
-            "my_card": f"waiting for our own card from {_seat_title(seat)}'s hand",
-            "lead": f"waiting for 'to lead' for {_seat_title(seat)}",
+            "my_card": f"waiting for our own card from {who}'s hand",
+            "lead": f"waiting for 'to lead' for {who}",
             "dummy": "waiting for dummy's cards",
         }[kind]
 
@@ -778,92 +693,6 @@ class ClientMachine:
             self.phase = ClientPhase.AWAIT_DEAL_INFO
             return
         self.phase = ClientPhase.BOARD_DONE
-
-    # --- snapshot / restore ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict:
-        """Everything needed to continue later, as JSON-able data (see ``restore``)."""
-        return {
-            "version": SNAPSHOT_VERSION,
-            "team": self.team,
-            "seat": None if self.seat is None else int(self.seat),
-            "requested_seat": None if self._requested_seat is None else int(self._requested_seat),
-            "protocol_version": self._connect_msg.version,
-            "info": self._connect_msg.info,
-            "dummy_card_style": self.dummy_card_style,
-            "passout_ready_for_deal": self.passout_ready_for_deal,
-            "send_alerts": self.send_alerts,
-            "explanations": self.explanations,
-            "peer_version": self.peer_version,
-            "format_options": self.format_options.model_dump(),
-            "phase": self.phase.value,
-            "teams": list(self.teams) if self.teams else None,
-            "out": list(self._out),
-            "unanswered": list(self._unanswered),
-            "board": self.board,
-            "dealer": None if self.dealer is None else int(self.dealer),
-            "vul": None if self.vul is None else int(self.vul),
-            "hand": None if self.hand is None else str(self.hand),
-            "calls": None if self.auction is None else [str(c) for c in self.auction.calls],
-            "dummy_hand": None if self.dummy_hand is None else str(self.dummy_hand),
-            "cards": [str(c) for c in self.cards],
-            "expect": None if self._expect is None else [self._expect[0], None if self._expect[1] is None else int(self._expect[1])],
-            "deal_ready_sent": self._deal_ready_sent,
-        }
-
-    @classmethod
-    def restore(cls, snapshot: dict) -> "ClientMachine":
-        """Rebuild a machine from ``snapshot()``; the auction and play are replayed and so re-checked.
-
-        Raises:
-            ValueError: the snapshot is not one this version wrote, or it is inconsistent.
-        """
-        try:
-            if snapshot.get("version") != SNAPSHOT_VERSION:
-                raise ValueError(f"unsupported client snapshot version {snapshot.get('version')!r}")
-            req = snapshot["requested_seat"]
-            mc = cls(
-                snapshot["team"], None if req is None else Seat(req), version=snapshot["protocol_version"],
-                info=snapshot["info"], dummy_card_style=snapshot["dummy_card_style"],
-                passout_ready_for_deal=snapshot["passout_ready_for_deal"], send_alerts=snapshot["send_alerts"],
-                explanations=snapshot["explanations"], format_options=m.FormatOptions(**snapshot["format_options"]),
-            )
-            mc.peer_version = int(snapshot["peer_version"])
-            mc.seat = None if snapshot["seat"] is None else Seat(snapshot["seat"])
-            mc.phase = ClientPhase(snapshot["phase"])
-            mc.teams = tuple(snapshot["teams"]) if snapshot["teams"] else None
-            mc._out = list(snapshot["out"])
-            mc._unanswered = list(snapshot["unanswered"])
-            mc.board = snapshot["board"]
-            mc.dealer = None if snapshot["dealer"] is None else Seat(snapshot["dealer"])
-            mc.vul = None if snapshot["vul"] is None else Vul(snapshot["vul"])
-            if snapshot["hand"] is not None:
-                mc.hand = Hand.parse(snapshot["hand"])
-            if snapshot["calls"] is not None:
-                mc.auction = Auction(mc.dealer, snapshot["calls"])
-                contract = mc.auction.contract
-                if contract is not None:
-                    mc.contract, mc.declarer, mc.dummy = contract, contract.declarer, contract.declarer.partner
-                    mc._view = SeatView(mc.seat, mc.hand, mc.auction, mc.vul or Vul.NONE, board=mc.board or 0)
-            cards = [Card.parse(c) for c in snapshot["cards"]]
-            if cards and mc._view is None:
-                raise ValueError("snapshot has cards but no contract")
-            scratch: list = []
-            for i, card in enumerate(cards):
-                if i == 1 and snapshot["dummy_hand"] is not None:
-                    mc._set_dummy(Hand.parse(snapshot["dummy_hand"]))
-                seat = mc._view.mover
-                problem = mc._check_card(seat, card)
-                if problem:
-                    raise ValueError(f"snapshot play is impossible: {problem}")
-                mc._apply_card(seat, card, scratch)
-            if snapshot["dummy_hand"] is not None and mc.dummy_hand is None:
-                mc._set_dummy(Hand.parse(snapshot["dummy_hand"]))
-            exp = snapshot["expect"]
-            mc._expect = None if exp is None else (exp[0], None if exp[1] is None else Seat(exp[1]))
-            mc._deal_ready_sent = snapshot["deal_ready_sent"]
-            return mc
-        except (KeyError, TypeError, ValueError, ProtocolError, BridgeError) as exc:
-            raise ValueError(f"bad client snapshot: {exc!r}") from None
 
     def _set_dummy(self, hand: Hand) -> None:
         self.dummy_hand = hand

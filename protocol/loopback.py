@@ -34,7 +34,8 @@ class Loopback:
     """Run ``table`` with ``clients`` (one per seat) until the session ends.
 
     ``decide_call(client, event)`` returns a ``Call`` or ``(call, alert, explanation)``; ``decide_card(client,
-    event)`` returns a ``Card``. ``on_event(seat, event)`` sees every client event (optional).
+    event)`` returns a ``Card``. ``on_event(seat, event)`` sees every client event (optional). ``clock`` gives the
+    table its ``now`` for each line (default: none, every thinking time is zero).
     """
 
     def __init__(
@@ -47,7 +48,9 @@ class Loopback:
         rng: Optional[random.Random] = None,
         on_event: Optional[Callable[[Seat, ClientEvent], None]] = None,
         record: bool = False,
+        clock: Optional[Callable[[], float]] = None,
     ) -> None:
+        self.clock = clock
         self.table = table
         self.clients = clients
         self.decide_call = decide_call
@@ -111,7 +114,8 @@ class Loopback:
             if self.log is not None:
                 self.log.append((seat, "->TM", line.rstrip("\r\n")))
             try:
-                for o in self.table.receive(seat, line):
+                now = 0.0 if self.clock is None else self.clock()
+                for o in self.table.receive(seat, line, now=now):
                     self.to_client[o.seat].append(o.line)
             except ProtocolError as exc:
                 # What a server does: answer the offender (if the table says so) and carry on.

@@ -100,11 +100,10 @@ def normalize_text(text: str) -> str:
 
 
 def seat_name(seat: Seat) -> str:
-    """``North``, ``East``, ``South``, ``West`` (the protocol's spelling)."""
-    return _SEAT_NAMES[seat]
+    """``Seat.title`` (the protocol spells seats as people do), for callers that hold a seat number."""
+    return Seat(seat).title
 
 
-_SEAT_NAMES = ("North", "East", "South", "West")
 _SEAT_BY_WORD = {"north": Seat.NORTH, "east": Seat.EAST, "south": Seat.SOUTH, "west": Seat.WEST}
 _VUL_WORDS = ("Neither", "N/S", "E/W", "Both")
 _RANKS = "23456789TJQKA"
@@ -189,7 +188,7 @@ class Connect(Message):
     info: Annotated[str, AfterValidator(_info)] = ""
 
     def _text(self, options: FormatOptions) -> str:
-        who = "ANYPL" if self.seat is None else _SEAT_NAMES[self.seat]
+        who = "ANYPL" if self.seat is None else self.seat.title
         tail = f" {self.info}" if self.info else ""
         return f'Connecting "{self.team}" as {who} using protocol version {self.version}{tail}'
 
@@ -201,7 +200,7 @@ class Seated(Message):
     team: SeatedTeamName
 
     def _text(self, options: FormatOptions) -> str:
-        return f'{_SEAT_NAMES[self.seat]} ("{self.team}") seated'
+        return f'{self.seat.title} ("{self.team}") seated'
 
 
 class ReadyForTeams(Message):
@@ -210,7 +209,7 @@ class ReadyForTeams(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready for teams"
+        return f"{self.seat.title} ready for teams"
 
 
 class Teams(Message):
@@ -232,7 +231,7 @@ class ReadyToStart(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready to start"
+        return f"{self.seat.title} ready to start"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -253,7 +252,7 @@ class ReadyForDeal(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready for deal"
+        return f"{self.seat.title} ready for deal"
 
 
 class BoardInfo(Message):
@@ -265,7 +264,7 @@ class BoardInfo(Message):
     room: Optional[Literal["Open", "Closed"]] = None
 
     def _text(self, options: FormatOptions) -> str:
-        text = f"Board number {self.board}. Dealer {_SEAT_NAMES[self.dealer]}. {_VUL_WORDS[self.vul]} vulnerable"
+        text = f"Board number {self.board}. Dealer {self.dealer.title}. {_VUL_WORDS[self.vul]} vulnerable"
         if self.room:
             return f"{text}. {self.room} room."
         return text + ("." if options.board_full_stop else "")
@@ -277,7 +276,7 @@ class ReadyForCards(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready for cards"
+        return f"{self.seat.title} ready for cards"
 
 
 def _thirteen(hand: Hand) -> Hand:
@@ -304,7 +303,7 @@ class Cards(Message):
     hand: FullHand
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]}'s cards : {_format_hand(self.hand)}"
+        return f"{self.seat.title}'s cards : {_format_hand(self.hand)}"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -336,7 +335,7 @@ class CallMade(Message):
     explanation: Text = ""
 
     def _text(self, options: FormatOptions) -> str:
-        text = f"{_SEAT_NAMES[self.seat]} {_format_call(self.call)}"
+        text = f"{self.seat.title} {_format_call(self.call)}"
         if self.alert:
             return text + (f" Alert. {self.explanation}" if self.explanation else " Alert.")
         if self.explanation:
@@ -367,7 +366,7 @@ class ReadyForCall(Message):
     caller: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready for {_SEAT_NAMES[self.caller]}'s bid"
+        return f"{self.seat.title} ready for {self.caller.title}'s bid"
 
 
 class IllegalCall(Message):
@@ -390,7 +389,7 @@ class ToLead(Message):
     seat: Optional[Seat]
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{'Dummy' if self.seat is None else _SEAT_NAMES[self.seat]} to lead"
+        return f"{'Dummy' if self.seat is None else self.seat.title} to lead"
 
 
 class ReadyForCard(Message):
@@ -404,9 +403,9 @@ class ReadyForCard(Message):
     trick: Optional[int] = Field(None, ge=1, le=TRICKS_PER_BOARD)
 
     def _text(self, options: FormatOptions) -> str:
-        who = "dummy" if self.player is None else _SEAT_NAMES[self.player]
+        who = "dummy" if self.player is None else self.player.title
         tail = f" to trick {self.trick}" if self.trick is not None else ""
-        return f"{_SEAT_NAMES[self.seat]} ready for {who}'s card{tail}"
+        return f"{self.seat.title} ready for {who}'s card{tail}"
 
 
 class CardPlayed(Message):
@@ -421,7 +420,7 @@ class CardPlayed(Message):
     info: Text = ""
 
     def _text(self, options: FormatOptions) -> str:
-        who = "Dummy" if self.seat is None else _SEAT_NAMES[self.seat]
+        who = "Dummy" if self.seat is None else self.seat.title
         text = f"{who} plays {_RANKS[self.card.rank - 2]}{'CDHS'[self.card.suit]}"
         return f"{text}. {self.info}" if self.info else text
 
@@ -435,7 +434,7 @@ class ReadyForDummy(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} ready for dummy"
+        return f"{self.seat.title} ready for dummy"
 
 
 class DummyCards(Message):
@@ -462,7 +461,7 @@ class ReceivedDummy(Message):
     seat: Seat
 
     def _text(self, options: FormatOptions) -> str:
-        return f"{_SEAT_NAMES[self.seat]} received dummy"
+        return f"{self.seat.title} received dummy"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 The asyncio server (``robot.tm``) only moves bytes::
 
     try:
-        out = table.receive(conn_id, line)        # -> [Outbound(seat, line), ...]
+        out = table.receive(conn_id, line, now=monotonic())  # -> [Outbound(seat, line), ...]
     except ProtocolError as exc:                  # bad line from that connection; the table is unchanged
         out = []
         if exc.reply: send(conn_id, exc.reply)
@@ -29,21 +29,23 @@ the reason is written in the call's or card's note.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Hashable, Iterable, Literal, NamedTuple, Optional, Union
+from typing import Hashable, Iterable, Literal, NamedTuple, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 
 from squeeze.engine.auction import PASS, Auction, IllegalCallError
-from squeeze.engine.board import IllegalCardError, Play, PublicPlay
-from squeeze.engine.cards import Deal, Seat, Vul
+from squeeze.engine.board import IllegalCardError, Play
+from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord, CallNote, CardNote
 
 from . import messages as m
+from .events import (
+    BoardFinished, BoardStarted, CallRelayed, CardRelayed, PlayerLeft, PlayerSeated, SessionEnded, TableEvent,
+)
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 
+# The table's events are defined in ``events`` (one module for both sides) and re-exported here.
 __all__ = [
     "TablePhase",
     "TableOptions",
@@ -51,22 +53,18 @@ __all__ = [
     "Outbound",
     "PlayerSeated",
     "PlayerLeft",
-    "TableBoardStarted",
+    "BoardStarted",
     "BoardFinished",
-    "TableSessionEnded",
+    "SessionEnded",
     "CallRelayed",
     "CardRelayed",
     "SUPPORTED_VERSIONS",
-    "SNAPSHOT_VERSION",
 ]
 
 #: Versions we seat. 18 is the WCBC protocol; JobScheffers' host also seats 19 clients (a superset that degrades
 #: to 18 when the TM sends no v19 extras, which we never do). Anything else (ZBridge's 20) speaks a different
 #: language and is refused at connect time, as the spec requires.
 SUPPORTED_VERSIONS = (18, 19)
-
-#: Bumped whenever the snapshot layout changes, so that an old snapshot is refused rather than misread.
-SNAPSHOT_VERSION = 1
 
 ALL_SEATS = frozenset(Seat)
 
@@ -104,59 +102,6 @@ class Outbound(NamedTuple):
     def is_end_of_session(self) -> bool:
         """``End of session``: the server closes this seat's socket after a short pause."""
         return self.line == "End of session\r\n"
-
-
-# --- events ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerSeated:
-    connection: Hashable
-    seat: Seat
-    team: str
-    rejoined: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerLeft:
-    connection: Hashable
-    seat: Seat
-
-
-@dataclass(frozen=True, slots=True)
-class TableBoardStarted:
-    board: int
-    restarted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BoardFinished:
-    record: BoardRecord
-
-
-@dataclass(frozen=True, slots=True)
-class TableSessionEnded:
-    boards_played: int
-
-
-class CallRelayed(NamedTuple):
-    """A call passed the gate and went to the other seats: ``auction`` ends with it (for live events)."""
-
-    board: int
-    auction: Auction
-    note: CallNote
-
-
-class CardRelayed(NamedTuple):
-    """A card went to the other seats: ``play`` (what the table sees, no hand) ends with it."""
-
-    board: int
-    play: PublicPlay
-    note: CardNote
-
-
-TableEvent = Union[PlayerSeated, PlayerLeft, TableBoardStarted, BoardFinished, TableSessionEnded, CallRelayed,
-                   CardRelayed]
 
 
 class TableOptions(BaseModel):
@@ -233,7 +178,11 @@ class TableMachine:
             table sends ``End of session``.
         ns_team, ew_team: required team names (``None``: the first player seated on that side names it).
         options: ``TableOptions``.
-        clock: seconds as a float, for thinking times (default ``time.monotonic``; tests pass a fake).
+
+    Time. The machine reads no clock: every input that can start or end a seat's turn (``receive``, ``act_for``)
+    carries ``now``, the caller's monotonic seconds, from which the thinking time of each call and card is measured
+    (so a recorded session replays to the same record, and tests set the time they want). Without it (``now=0.0``
+    throughout), every thinking time is zero.
     """
 
     def __init__(
@@ -243,11 +192,10 @@ class TableMachine:
         ns_team: Optional[str] = None,
         ew_team: Optional[str] = None,
         options: TableOptions = TableOptions(),
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.options = options
         self._fmt = options.format
-        self._clock = clock
+        self._now = 0.0  # the time of the input being handled (see Time)
         self.teams: list[Optional[str]] = [
             None if ns_team is None else m.validate_team_name(ns_team),
             None if ew_team is None else m.validate_team_name(ew_team),
@@ -261,8 +209,8 @@ class TableMachine:
         self._conn_seat: dict[Hashable, Seat] = {}
         self._rejoining: set[Seat] = set()
         self._events: list[TableEvent] = []
-        self.results: list[BoardRecord] = []  #: boards finished since creation (or restore)
-        self.boards_done = 0  #: boards finished in the session (kept across snapshot/restore)
+        self.results: list[BoardRecord] = []  #: boards finished since creation
+        self.boards_done = 0  #: boards finished in the session
         self._unanswered: dict[Seat, list[str]] = {s: [] for s in Seat}
         self._last_ready: dict[Seat, m.Message] = {}
         self._total_time = [0.0, 0.0]
@@ -353,11 +301,11 @@ class TableMachine:
         self._begin_board(self.board, out, restarted=True)
         return out
 
-    def act_for(self, seat: Seat, reason: str) -> list[Outbound]:
+    def act_for(self, seat: Seat, reason: str, *, now: float = 0.0) -> list[Outbound]:
         """Make the line ``seat`` owes now, as if it had sent it (its clock ran out): the ready line the table waits
         for, or, when it is that seat's turn, a pass or the lowest legal card (of dummy's hand when declarer plays
-        for dummy). ``reason`` goes in that call's ``CallNote.explanation`` or card's ``CardNote.reason``. Returns the
-        lines to send, like ``receive``.
+        for dummy). ``reason`` goes in that call's ``CallNote.explanation`` or card's ``CardNote.reason``. ``now``: as
+        in ``receive``. Returns the lines to send, like ``receive``.
 
         Raises:
             LocalProtocolError: ``seat`` owes nothing now (it is ready, or nobody waits for it).
@@ -379,16 +327,18 @@ class TableMachine:
             else:
                 msg = m.ReadyForCard(seat=seat, player=g.player, trick=len(self.play.cards) // 4 + 1)
         if msg is None:
-            raise LocalProtocolError(f"{m.seat_name(seat)} owes no line now ({self._describe_wait()})")
+            raise LocalProtocolError(f"{seat.title} owes no line now ({self._describe_wait()})")
         self._forcing = reason
+        self._now = now
         try:
             return self._on_message(seat, msg, msg.format(self._fmt))
         finally:
             self._forcing = ""
 
-    def receive(self, connection: Hashable, line: Union[str, bytes]) -> list[Outbound]:
+    def receive(self, connection: Hashable, line: Union[str, bytes], *, now: float = 0.0) -> list[Outbound]:
         """Process one line from ``connection`` (any hashable id; a ``Seat`` is fine when each seat has its own
-        port). Returns the lines to send, in order. Blank lines are ignored.
+        port), arrived at ``now`` (monotonic seconds: a call or card is timed from the moment its turn opened to the
+        ``now`` it arrives). Returns the lines to send, in order. Blank lines are ignored.
 
         Raises:
             ProtocolError: the line is malformed, from an unseated connection and not ``Connecting``, for another
@@ -401,6 +351,7 @@ class TableMachine:
                 return []
         elif isinstance(line, str) and not line.strip():
             return []
+        self._now = now
         try:
             msg = m.parse(line)
         except ProtocolError as exc:
@@ -435,7 +386,7 @@ class TableMachine:
             raise self._error(f"No seat is free for team {msg.team!r}", conn, line, fatal=True)
         info = self._seats[seat]
         if info is not None and info.conn is not None:
-            raise self._error(f"Seat {m.seat_name(seat)} has already been taken", conn, line, fatal=True)
+            raise self._error(f"Seat {seat.title} has already been taken", conn, line, fatal=True)
         side, other = (0, 1) if seat.is_ns else (1, 0)
         if self.teams[side] is not None and self.teams[side] != msg.team:
             raise self._error(f'Team name must be "{self.teams[side]}"', conn, line, fatal=True)
@@ -493,13 +444,13 @@ class TableMachine:
         if self.phase == TablePhase.ENDED:
             raise self._error("The session has ended", seat, line)
         if isinstance(msg, m.Connect):
-            raise self._error(f"Already seated as {m.seat_name(seat)}", seat, line)
+            raise self._error(f"Already seated as {seat.title}", seat, line)
         if not isinstance(msg, _CLIENT_TYPES):
             raise self._error("Unexpected message from a player (that is a table manager's message)", seat, line)
         named = msg.seat
         if named != seat and not (isinstance(msg, m.CardPlayed) and self._may_play_for_dummy(seat, named)):
             raise self._error(
-                f"You are seated as {m.seat_name(seat)}; a message for {'Dummy' if named is None else m.seat_name(named)} is ignored",
+                f"You are seated as {seat.title}; a message for {'Dummy' if named is None else named.title} is ignored",
                 seat, line,
             )
         if isinstance(msg, m.CallMade):
@@ -594,13 +545,13 @@ class TableMachine:
         g = self._gate
         if g is None:
             return "nothing is expected"
-        missing = ", ".join(m.seat_name(s) for s in sorted(g.readers - self._ready))
+        missing = ", ".join(s.title for s in sorted(g.readers - self._ready))
         if g.kind == "bid":
-            what = f"waiting for {m.seat_name(g.actor)}'s call"
+            what = f"waiting for {g.actor.title}'s call"
         elif g.kind == "card":
-            what = f"waiting for {m.seat_name(g.player)}'s card"
+            what = f"waiting for {g.player.title}'s card"
             if g.player != g.actor:
-                what += f" (played by {m.seat_name(g.actor)})"
+                what += f" (played by {g.actor.title})"
         else:
             what = f"waiting for '{_READY_WORDS[g.kind]}'"
         return what + (f"; not yet ready: {missing}" if missing else "")
@@ -612,17 +563,17 @@ class TableMachine:
         if self._last_action.get(seat) == msg and (g is None or g.actor != seat):
             return False  # already relayed: the seat re-sent it after a reconnect
         if g is None or g.kind != "bid" or g.actor != seat:
-            why = f"Call out of turn from {m.seat_name(seat)}: {self._describe_wait()}"
+            why = f"Call out of turn from {seat.title}: {self._describe_wait()}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, why))
         if self._pending is not None:
             if self._pending[1] == msg:
                 return False  # the same call again (resent after a reconnect)
-            why = f"{m.seat_name(seat)} has already called"
+            why = f"{seat.title} has already called"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, why))
         try:
             auction = self.auction.then(msg.call)
         except IllegalCallError as exc:
-            why = f"Illegal call by {m.seat_name(seat)}: {exc}"
+            why = f"Illegal call by {seat.title}: {exc}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCall, str(exc))) from None
         self._set_pending(seat, msg, auction)
         return True
@@ -634,17 +585,17 @@ class TableMachine:
         if self._last_action.get(seat) == msg and (g is None or g.actor != seat or g.player != player):
             return False  # already relayed: the seat re-sent it after a reconnect
         if g is None or g.kind != "card" or g.actor != seat or g.player != player:
-            why = f"Card out of turn from {m.seat_name(seat)}: {self._describe_wait()}"
+            why = f"Card out of turn from {seat.title}: {self._describe_wait()}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, why))
         if self._pending is not None:
             if self._pending[1].card == msg.card:
                 return False  # the same card again (resent after a reconnect)
-            why = f"{m.seat_name(player)} has already played"
+            why = f"{player.title} has already played"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, why))
         try:
             play = self.play.then(msg.card)
         except IllegalCardError as exc:
-            why = f"Illegal card from {m.seat_name(player)}: {exc}"
+            why = f"Illegal card from {player.title}: {exc}"
             raise self._error(why, seat, line, reply=self._illegal(m.IllegalCard, str(exc))) from None
         self._set_pending(seat, msg, play)
         return True
@@ -653,7 +604,7 @@ class TableMachine:
         side = 0 if seat.is_ns else 1
         seconds = 0.0
         if self._turn_start is not None:
-            seconds = max(0.0, self._clock() - self._turn_start)
+            seconds = max(0.0, self._now - self._turn_start)
             self._board_time[side] += seconds
             self._turn_start = None
         self._pending = (seat, msg, state)
@@ -741,7 +692,7 @@ class TableMachine:
             if self._fits(gate, s, msg):
                 self._ready.add(s)
         if gate is not None and gate.kind in ("bid", "card"):
-            self._turn_start = self._clock()
+            self._turn_start = self._now
         if gate is not None and gate.kind == "dummy":
             # Dummy announces its first card while the others still wait for dummy's cards.
             self._lookahead = (self._card_gate(self.play), frozenset((self.play.dummy,)))
@@ -822,7 +773,7 @@ class TableMachine:
         self._last_ready = dict(carried)
         self._send_many(out, Seat, m.StartOfBoard())
         self._open(_Gate("deal", None, None, ALL_SEATS))
-        self._events.append(TableBoardStarted(board=board.board, restarted=restarted))
+        self._events.append(BoardStarted(restarted=restarted, board=board.board))
 
     def _end_board(self, out: list[Outbound]) -> None:
         b = self.board
@@ -860,7 +811,7 @@ class TableMachine:
         self._gate = None
         self.phase = TablePhase.ENDED
         self._send_many(out, Seat, m.EndOfSession())
-        self._events.append(TableSessionEnded(boards_played=self.boards_done))
+        self._events.append(SessionEnded(boards_played=self.boards_done))
 
     def _send_many(self, out: list[Outbound], seats: Iterable[Seat], msg: m.Message) -> None:
         line = msg._text(self._fmt) + "\r\n"  # formatted once for every recipient
@@ -883,121 +834,7 @@ class TableMachine:
         out.append(Outbound(seat, line))
         self._unanswered[seat].append(line)
 
-    # --- snapshot / restore ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict:
-        """The whole table as JSON-able data. Connections are not part of it: after ``restore`` every seat is free
-        for its team to reconnect (the board restarts when a returning seat is ready to start again, or continues
-        if it simply resumes with its next line)."""
-        g = self._gate
-        return {
-            "version": SNAPSHOT_VERSION,
-            "options": self.options.model_dump(),
-            "teams": list(self.teams),
-            "phase": self.phase.value,
-            "seats": [None if i is None else {"team": i.team, "version": i.version} for i in self._seats],
-            "queue": [_board_to_json(b) for b in self._queue],
-            "board": None if self.board is None else _board_to_json(self.board),
-            "calls": None if self.auction is None else [str(c) for c in self.auction.calls],
-            "cards": None if self.play is None else [str(c) for c in self.play.cards],
-            "gate": None if g is None else g.kind,
-            "ready": sorted(int(s) for s in self._ready),
-            "early": {str(int(s)): msg.format(self._fmt) for s, msg in self._early.items()},
-            "pending": None if self._pending is None else [int(self._pending[0]), self._pending[1].format(self._fmt)],
-            "last_ready": {str(int(s)): msg.format(self._fmt) for s, msg in self._last_ready.items()},
-            "last_action": {str(int(s)): msg.format(self._fmt) for s, msg in self._last_action.items()},
-            "unanswered": {str(int(s)): list(v) for s, v in self._unanswered.items()},
-            "rejoining": sorted(int(s) for s in self._rejoining),
-            "board_time": list(self._board_time),
-            "total_time": list(self._total_time),
-            "boards_done": self.boards_done,
-        }
-
-    @classmethod
-    def restore(
-        cls,
-        snapshot: dict,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        connections: Optional[dict[Seat, Hashable]] = None,
-    ) -> "TableMachine":
-        """Rebuild a table from ``snapshot()``. Auction, play and any held call/card are replayed and re-checked.
-        Finished boards are not kept (they left as ``BoardFinished`` events); ``results`` starts empty.
-
-        ``connections`` re-binds seats to connections that survived (the server kept its sockets and only the
-        table state was reloaded); other seats are free for their teams to reconnect.
-
-        Raises:
-            ValueError: the snapshot is not one this version wrote, or it is inconsistent.
-        """
-        try:
-            if snapshot.get("version") != SNAPSHOT_VERSION:
-                raise ValueError(f"unsupported table snapshot version {snapshot.get('version')!r}")
-            t = cls(options=TableOptions(**snapshot["options"]), clock=clock)
-            t.teams = list(snapshot["teams"])
-            t.phase = TablePhase(snapshot["phase"])
-            t._seats = [None if i is None else _SeatInfo(i["team"], i["version"], None) for i in snapshot["seats"]]
-            for seat, conn in (connections or {}).items():
-                info = t._seats[seat]
-                if info is None:
-                    raise ValueError(f"{m.seat_name(seat)} was not seated in the snapshot")
-                info.conn = conn
-                t._conn_seat[conn] = Seat(seat)
-            t._queue = [_board_from_json(b) for b in snapshot["queue"]]
-            t.board = None if snapshot["board"] is None else _board_from_json(snapshot["board"])
-            if snapshot["calls"] is not None:
-                t.auction = Auction(t.board.dealer, snapshot["calls"])
-                t._call_notes = [CallNote() for _ in t.auction.calls]  # (notes are not part of a snapshot)
-            if snapshot["cards"] is not None:
-                t.play = Play(t.board.deal, t.auction.contract, snapshot["cards"])
-                t._card_notes = [CardNote() for _ in t.play.cards]
-            kind = snapshot["gate"]
-            t._gate = None
-            if kind is not None:
-                if kind == "bid":
-                    gate = cls._bid_gate(t.auction)
-                elif kind == "card":
-                    gate = cls._card_gate(t.play)
-                elif kind == "dummy":
-                    gate = _Gate("dummy", None, None, ALL_SEATS - {t.play.dummy})
-                else:
-                    gate = _Gate(kind, None, None, ALL_SEATS)
-                t._open(gate)
-            t._ready = {Seat(s) for s in snapshot["ready"]}
-            t._last_ready = {Seat(int(s)): m.parse(l) for s, l in snapshot["last_ready"].items()}
-            t._last_action = {Seat(int(s)): m.parse(l) for s, l in snapshot["last_action"].items()}
-            t._unanswered = {Seat(int(s)): list(v) for s, v in snapshot["unanswered"].items()}
-            t._rejoining = {Seat(s) for s in snapshot["rejoining"]}
-            t._total_time = [float(x) for x in snapshot["total_time"]]
-            t.boards_done = int(snapshot["boards_done"])
-            if snapshot["pending"] is not None:
-                seat, line = Seat(snapshot["pending"][0]), snapshot["pending"][1]
-                msg = m.parse(line)
-                if isinstance(msg, m.CallMade):
-                    t._on_call(seat, msg, line)
-                else:
-                    t._on_card(seat, msg, line)
-            for s, line in snapshot["early"].items():
-                t._early[Seat(int(s))] = m.parse(line)
-            t._board_time = [float(x) for x in snapshot["board_time"]]
-            return t
-        except (KeyError, TypeError, ValueError, ProtocolError) as exc:
-            raise ValueError(f"bad table snapshot: {exc!r}") from None
-
 
 def _room(room: str) -> Optional[str]:
     r = (room or "").strip().title()
     return r if r in ("Open", "Closed") else None
-
-
-def _board_to_json(b: BoardRecord) -> dict:
-    return {
-        "board": b.board, "deal": b.deal.to_pbn(), "dealer": int(b.dealer), "vul": int(b.vul),
-        "event": b.event, "room": b.room, "table": b.table,
-    }
-
-
-def _board_from_json(d: dict) -> BoardRecord:
-    return BoardRecord(
-        board=d["board"], deal=Deal.parse(d["deal"]), dealer=Seat(d["dealer"]), vul=Vul(d["vul"]),
-        event=d.get("event", ""), room=d.get("room", ""), table=d.get("table", ""),
-    )

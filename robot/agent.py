@@ -38,12 +38,11 @@ from squeeze.engine.cards import Card, Seat
 from squeeze.engine.play.card_player import fallback_card
 from squeeze.engine.player import PlayerParams
 from squeeze.protocol import messages as m
-from squeeze.protocol.client import (
-    BoardComplete, BoardStarted, CallRequested, CardRequested, ClientEvent, ClientMachine, ClientPhase,
-    SeatAssigned, SessionEnded, TableError, TeamsAnnounced, TimingReceived,
+from squeeze.protocol.client import ClientMachine, ClientPhase
+from squeeze.protocol.events import (
+    BoardComplete, BoardStarted, CallRequested, CardRequested, ClientEvent, LineReceived, LineRejected, SeatAssigned,
+    SessionEnded, TableError, TeamsAnnounced, TimingReceived,
 )
-from squeeze.protocol.errors import ProtocolError
-from squeeze.protocol.framing import LineBuffer
 
 from .worker import Decision, DecisionWorker, WorkerFailed
 
@@ -212,7 +211,6 @@ class SeatAgent:
     async def _session(self, reader: asyncio.StreamReader) -> str:
         """Read and handle lines until the session ends (``ended``), the table refuses us (``refused``), the
         connection drops (``dropped``) or the table goes silent (``silent``)."""
-        buffer = LineBuffer()
         o = self.options
         self._lines_accepted = 0
         while True:
@@ -227,26 +225,27 @@ class SeatAgent:
                 data = b""
                 _log.warning("seat.read_error", error=str(exc))
             if not data:
+                self.machine.receive_data(b"")
                 return self._closed()
-            try:
-                lines = buffer.feed(data)
-            except ProtocolError as exc:
-                _log.warning("seat.bad_line", error=str(exc))
-                lines = []
-            for line in lines:
-                self._record("in", line)
-                try:
-                    events = self.machine.receive_line(line)
-                except ProtocolError as exc:
-                    if exc.fatal:
+            for line, events in _by_line(self.machine.receive_data(data)):
+                if line is not None:
+                    self._record("in", line)
+                rejected = next((e for e in events if isinstance(e, LineRejected)), None)
+                if rejected is not None:
+                    exc = rejected.error
+                    if line is None:
+                        _log.warning("seat.bad_line", error=str(exc))
+                    elif getattr(exc, "fatal", False):
                         _log.error("seat.refused", line=line, error=str(exc))
                         return "refused"
-                    _log.warning("seat.rejected_line", line=line, error=str(exc), phase=self.machine.phase.value)
+                    else:
+                        _log.warning("seat.rejected_line", line=line, error=str(exc), phase=self.machine.phase.value)
                     continue
-                self._lines_accepted += int(not any(isinstance(e, TableError) for e in events))
+                if line is not None:
+                    self._lines_accepted += int(not any(isinstance(e, TableError) for e in events))
                 await self._handle(events)
                 await self._flush()
-                if self.machine.phase == ClientPhase.SESSION_ENDED:
+                if any(isinstance(e, SessionEnded) for e in events):
                     return "ended"
 
     def _closed(self) -> str:
@@ -414,6 +413,20 @@ class SeatAgent:
         if self._transcript is not None:
             self._transcript.write(f"{time.time():.3f} {direction} {line}\n")
             self._transcript.flush()
+
+
+def _by_line(events: list[ClientEvent]) -> list[tuple[Optional[str], list[ClientEvent]]]:
+    """``receive_data``'s events cut at each ``LineReceived``: ``(line, its events)`` in order (``None``: events
+    that belong to no line - taken from before, or an over-long line's ``LineRejected``)."""
+    groups: list[tuple[Optional[str], list[ClientEvent]]] = [(None, [])]
+    for ev in events:
+        if isinstance(ev, LineReceived):
+            groups.append((ev.line, []))
+        elif isinstance(ev, LineRejected) and ev.line is None:
+            groups.append((None, [ev]))
+        else:
+            groups[-1][1].append(ev)
+    return [g for g in groups if g[0] is not None or g[1]]
 
 
 def options_from_settings(settings, *, transcript: Optional[Path] = None) -> AgentOptions:

@@ -419,7 +419,7 @@ def deal(
             out["score_ns"] = record.score_ns()
         typer.echo(json.dumps(out))
         return
-    typer.echo(f"Board {board}   Dealer {dealer.name.title()}   Vulnerable {vul.pbn}")
+    typer.echo(f"Board {board}   Dealer {dealer.title}   Vulnerable {vul.pbn}")
     typer.echo(d.diagram())
     typer.echo(f'[Deal "{pbn}"]')
     if bid:
@@ -1324,7 +1324,7 @@ def solve_cmd(
                                    "trump": "NT" if strain == Strain.NOTRUMP else strain.letter,
                                    "scores": {str(c): v for c, v in scores.items()}}))
             return
-        typer.echo(f"{seat.name.title()} leads, {'notrump' if strain == Strain.NOTRUMP else strain.name.lower()}: "
+        typer.echo(f"{seat.title} leads, {'notrump' if strain == Strain.NOTRUMP else strain.name.lower()}: "
                    f"tricks for {seat.side_name}")
         for c, v in scores.items():
             typer.echo(f"  {c}  {v}")

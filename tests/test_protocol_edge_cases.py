@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -16,10 +15,11 @@ from squeeze.protocol.client import (
     TableError, TeamsAnnounced, TimingReceived,
 )
 from squeeze.protocol.errors import LocalProtocolError, ProtocolError
+from squeeze.protocol.events import LineReceived, LineRejected
 from squeeze.protocol.framing import MAX_BUFFER, LineBuffer
 from squeeze.protocol.loopback import Loopback
 from squeeze.protocol.table import TableMachine, TableOptions
-from test_protocol_support import DEAL, TEAM, board, client_at, drain, feed, lines_for, name, table_at
+from test_protocol_support import DEAL, TEAM, board, client_at, drain, feed, lines_for, machine_state, name, table_at
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 NOTE_CALLS = [(S, "South bids 1NT"), (W, "West passes"), (N, "North bids 2C Alert. Asking for a major suit."),
@@ -40,10 +40,10 @@ def run_calls(t, calls):
 
 def unchanged(machine, action):
     """Run ``action``; it must raise ProtocolError and leave ``machine`` exactly as it was."""
-    before = json.dumps(machine.snapshot(), sort_keys=True)
+    before = machine_state(machine)
     with pytest.raises(ProtocolError) as info:
         action()
-    assert json.dumps(machine.snapshot(), sort_keys=True) == before
+    assert machine_state(machine) == before
     return info.value
 
 
@@ -84,6 +84,39 @@ def test_edge_01_line_ends_and_segmentation():
     assert buf.pending == 0
 
 
+def test_edge_01_the_client_frames_its_own_bytes():
+    c = ClientMachine(TEAM[E], E)
+    c.connect()
+    c.receive_data(b'East ("Ro')  # a partial line waits
+    assert c.phase == ClientPhase.CONNECTING
+    ev = c.receive_data(b'boB") seated\r\nTeams : N/S : "RoboA" E/W : "RoboB"\nStart of board\rBoard num')
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "SeatAssigned", "LineReceived", "TeamsAnnounced",
+                                              "LineReceived", "BoardStarted"]
+    assert ev[0] == LineReceived('East ("RoboB") seated') and c.phase == ClientPhase.AWAIT_DEAL_INFO
+    # a refused line is reported in place, leaves the machine as it was, and the next line is handled all the same
+    ev = c.receive_data(b"ber 3. Dealer South. E/W vulnerable.\r\nSouth bids 1NT\r\nStart of board\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "DealAnnounced", "LineReceived", "LineRejected",
+                                              "LineReceived", "BoardStarted"]
+    assert ev[3].line == "South bids 1NT" and isinstance(ev[3].error, ProtocolError)
+    # an over-long line, without raising
+    (ev,) = c.receive_data(b"x" * (MAX_BUFFER + 1))
+    assert isinstance(ev, LineRejected) and ev.line is None
+    # the connection closes mid-line: the partial line is dropped, not glued to the next connection's first
+    c.receive_data(b"\r\nBoard number 3. Dea")
+    assert c.receive_data(b"") == []
+    ev = c.receive_data(b"Board number 4. Dealer West. Neither vulnerable.\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "DealAnnounced"] and c.board == 4
+    # nothing is read after the end of the session
+    ev = c.receive_data(b"End of session\r\nStart of board\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "SessionEnded"]
+    # a refusal is fatal and ends the reading too
+    c2 = ClientMachine(TEAM[E], E)
+    c2.connect()
+    ev = c2.receive_data(b"Error: Seat East has already been taken\r\nEast (\"RoboB\") seated\r\n")
+    assert [type(e).__name__ for e in ev] == ["LineReceived", "LineRejected"] and ev[1].error.fatal
+    assert c2.phase == ClientPhase.ERROR
+
+
 def test_edge_02_spaces_case_and_long_lines():
     t, _ = table_at("auction")
     out = feed(t, [(N, "  NORTH   ready for   south's  BID  "), (E, "east ready FOR South's bid."),
@@ -99,9 +132,9 @@ def test_edge_03_empty_lines_and_non_ascii():
     t, _ = table_at("auction")
     c = client_at("auction", seat=E)
     for blank in ("", "\r\n", "   ", b"\r\n"):
-        before_t, before_c = t.snapshot(), c.snapshot()
+        before_t, before_c = machine_state(t), machine_state(c)
         assert t.receive(N, blank) == [] and c.receive_line(blank) == []
-        assert t.snapshot() == before_t and c.snapshot() == before_c
+        assert machine_state(t) == before_t and machine_state(c) == before_c
     ev = c.receive_line(b"South bids 1NT Alert. 15-17 \xe9\xff\r\n")
     assert ev[0].alert and ev[0].explanation == "15-17 \u00e9\u00ff"
 
@@ -136,9 +169,9 @@ def test_edge_05_refused_retry_normal_end_and_eof_mid_board():
     t, _ = table_at("auction")
     feed(t, [(N, "North ready for South's bid")])
     t.events()
-    before = t.snapshot()
+    before = (t.phase, t.board, t.auction, t.waiting_for, t.teams)
     t.disconnect(N)  # EOF mid-board: the table keeps the board and the seat for the same team
-    assert t.snapshot() == before and t.seat_of(N) is None
+    assert (t.phase, t.board, t.auction, t.waiting_for, t.teams) == before and t.seat_of(N) is None
     assert [type(e).__name__ for e in t.events()] == ["PlayerLeft"]
 
 
@@ -192,9 +225,9 @@ def test_edge_07_teams_variants_and_repeated_teams():
         assert (ev.ns, ev.ew) == ("RoboA", "RoboB") and drain(c) == ["South ready to start"]
     c = client_at("auction")
     drain(c)
-    before = c.snapshot()
+    before = machine_state(c)
     assert c.receive_line('Teams : N/S : "RoboA" E/W : "RoboB"') == [TeamsAnnounced("RoboA", "RoboB", None)]
-    assert c.snapshot() == before  # Bridge Moniteur's repeat after a restart changes nothing
+    assert machine_state(c) == before  # Bridge Moniteur's repeat after a restart changes nothing
 
 
 # --- board flow -------------------------------------------------------------------------------------------------
@@ -351,9 +384,9 @@ def test_edge_15_illegal_calls_rejected_and_table_unchanged():
     err = unchanged(t2, lambda: t2.receive(W, "West passes"))
     assert err.reply.startswith("Illegal bid. Call out of turn from West")
     c = client_at("auction", seat=W)
-    before = c.snapshot()
+    before = machine_state(c)
     (ev,) = c.receive_line(err.reply)
-    assert isinstance(ev, TableError) and "out of turn" in ev.message.reason and c.snapshot() == before
+    assert isinstance(ev, TableError) and "out of turn" in ev.message.reason and machine_state(c) == before
 
 
 def test_edge_16_client_never_sends_an_illegal_call():
@@ -365,12 +398,12 @@ def test_edge_16_client_never_sends_an_illegal_call():
     c.receive_line("North bids 2C")
     c.receive_line("East doubles")
     drain(c)
-    before = c.snapshot()
+    before = machine_state(c)
     with pytest.raises(LocalProtocolError):
         c.send_call(Call.parse("1S"))  # insufficient
     with pytest.raises(LocalProtocolError):
         c.send_call(Call.parse("X"))  # partner's bid
-    assert c.snapshot() == before
+    assert machine_state(c) == before
     c.send_call(Call.parse("1S"), fallback=True)
     assert drain(c) == ["South passes", "South ready for West's bid"]
 
@@ -499,14 +532,14 @@ def test_edge_21_obsolete_and_unknown_lines():
 def test_edge_22_duplicate_ready_lines_are_idempotent():
     t, _ = table_at("auction")
     feed(t, [(N, "North ready for South's bid")])
-    before = t.snapshot()
-    assert t.receive(N, "North ready for South's bid") == [] and t.snapshot() == before
+    before = machine_state(t)
+    assert t.receive(N, "North ready for South's bid") == [] and machine_state(t) == before
     t.receive(S, "South bids 1NT")
-    before = t.snapshot()
-    assert t.receive(S, "South bids 1NT") == [] and t.snapshot() == before  # the same call, re-sent
+    before = machine_state(t)
+    assert t.receive(S, "South bids 1NT") == [] and machine_state(t) == before  # the same call, re-sent
     feed(t, [(s, f"{name(s)} ready for South's bid") for s in (E, W)])  # relayed now
-    before = t.snapshot()
-    assert t.receive(S, "South bids 1NT") == [] and t.snapshot() == before  # re-sent after it was relayed
+    before = machine_state(t)
+    assert t.receive(S, "South bids 1NT") == [] and machine_state(t) == before  # re-sent after it was relayed
 
 
 def test_edge_23_every_card_requested_even_forced_and_last_trick():
@@ -548,9 +581,9 @@ def test_edge_25_timing_variants_and_absent():
     for line in ("Timing - N/S : this board  01:52,  total  0:05:40.  E/W : this board  01:37,  total  0:05:02.",
                  "Timing - N/S : this board  01:52,  total  0:05:40.  E/W : this board  01:37,  total  0:05:02",
                  "Timing - N/S : this board  [1:15],  total  [0:11:23].  E/W : this board  [1:18],  total  [0:10:23]"):
-        before = c.snapshot()
+        before = machine_state(c)
         (ev,) = c.receive_line(line)
-        assert isinstance(ev, TimingReceived) and ev.timing.ns_board is not None and c.snapshot() == before
+        assert isinstance(ev, TimingReceived) and ev.timing.ns_board is not None and machine_state(c) == before
     # without any Timing line (send_timing=False) the session still completes
     results = lb.run()
     assert len(results) == 2
@@ -564,15 +597,14 @@ def test_edge_26_end_of_session_forms(line):
 
 
 def test_edge_27_think_time_measured_per_side():
-    now = [0.0]
-    t, _ = table_at("auction", clock=lambda: now[0])
-    feed(t, [(s, f"{name(s)} ready for South's bid") for s in (N, E, W)])
+    t, _ = table_at("auction")
+    for s in (N, E, W):
+        t.receive(s, f"{name(s)} ready for South's bid", now=0.0)
     assert t.waiting_for == ("bid", [], S)
-    now[0] += 7.0
-    t.receive(S, "South bids 1NT")
-    feed(t, [(s, f"{name(s)} ready for West's bid") for s in (N, E, S)])
-    now[0] += 3.0
-    t.receive(W, "West passes")
+    t.receive(S, "South bids 1NT", now=7.0)
+    for s in (N, E, S):
+        t.receive(s, f"{name(s)} ready for West's bid", now=7.0)
+    t.receive(W, "West passes", now=10.0)
     assert t.think_time(True) == (7.0, 7.0) and t.think_time(False) == (3.0, 3.0)
 
 
@@ -612,11 +644,11 @@ def test_edge_29_two_tables_rotated_seats_identical_deals():
 
 
 def test_edge_30_recorded_log_replays_identically():
-    lb = loopback([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], seed=4, clock=lambda: 0.0)
+    lb = loopback([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], seed=4)
     lb.run()
     inbound = [(s, l) for s, d, l in lb.log if d == "->TM"]
     delivered = {s: [l for s2, d, l in lb.log if s2 == s and d == "TM->"] for s in Seat}
-    replay = TableMachine([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)], clock=lambda: 0.0)
+    replay = TableMachine([board(1, Deal.random(6), Seat.EAST, Vul.BOTH)])
     sent = {s: [] for s in Seat}
     for s, line in inbound:
         for o in replay.receive(s, line):

@@ -1,9 +1,8 @@
 """A TableMachine and four ClientMachines wired together play 1,000 random boards; every result equals what was
-played. Also: the same with JSON snapshots and restores of all five machines in the middle of boards."""
+played."""
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import defaultdict
@@ -100,31 +99,3 @@ def test_thousand_random_boards():
     assert table.phase.value == "ended"
     # well under a minute even on a loaded 2-core box (measured: ~10 s of CPU for the 1,000 boards)
     assert elapsed < 45, f"1,000 boards took {elapsed:.1f} s of CPU"
-
-
-def test_snapshots_and_restores_mid_board():
-    """Every few hundred deliveries all five machines go through JSON and are rebuilt; play carries on."""
-    rng = random.Random(99)
-    boards = make_boards(40, rng)
-    table = TableMachine(boards)
-    clients = {s: ClientMachine("NS" if s.is_ns else "EW", s) for s in Seat}
-    rec = Recorder(random.Random(3))
-    lb = Loopback(table, clients, rec.call, rec.card, rng=random.Random(4), on_event=rec.on_event)
-    lb.start()
-    results = []
-    restores = 0
-    while lb.step():
-        if lb.steps % 97 == 0:
-            snap = json.loads(json.dumps(lb.table.snapshot()))
-            results += lb.table.results
-            lb.table = TableMachine.restore(snap, connections={s: s for s in Seat})
-            assert lb.table.snapshot() == snap
-            for s in Seat:
-                csnap = json.loads(json.dumps(lb.clients[s].snapshot()))
-                lb.clients[s] = ClientMachine.restore(csnap)
-                assert lb.clients[s].snapshot() == csnap
-            restores += 1
-    results += lb.table.results
-    assert lb.errors == []
-    assert restores > 50
-    check_results(boards, results, rec)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 from squeeze.engine.record import BoardRecord
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.protocol import messages as m
@@ -10,6 +12,39 @@ from squeeze.protocol.table import TableMachine
 
 DEAL = Deal.parse("N:K852.AJ63.74.Q95 J97.85.K63.AKT87 AQ4.KQ92.AJ5.J64 T63.T74.QT982.32")
 TEAM = {Seat.NORTH: "RoboA", Seat.SOUTH: "RoboA", Seat.EAST: "RoboB", Seat.WEST: "RoboB"}
+
+
+#: Attributes that record the last input rather than the protocol's state: the client's last line accepted (to
+#: recognise a re-sent one; an informational line such as Timing updates it and changes nothing else) and the
+#: time the table was given with the line being handled.
+NOT_STATE = frozenset({"_last_msg", "_now"})
+
+
+def machine_state(obj, _depth=0):
+    """Everything ``obj`` (a protocol machine) holds, as a plain comparable value: attributes, recursively, with
+    dicts and sets in a fixed order, less ``NOT_STATE``. A rejected line must leave it equal (the machines'
+    documented contract)."""
+    if _depth > 40:
+        raise RecursionError("machine_state: nested too deep (a cycle?)")
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        return obj.value if isinstance(obj, enum.Enum) else obj
+    if isinstance(obj, enum.Enum):
+        return (type(obj).__name__, obj.value)
+    if isinstance(obj, dict):
+        return sorted((repr(machine_state(k, _depth + 1)), machine_state(v, _depth + 1)) for k, v in obj.items())
+    if isinstance(obj, (set, frozenset)):
+        return sorted(repr(machine_state(v, _depth + 1)) for v in obj)
+    if isinstance(obj, (list, tuple)):
+        return [type(obj).__name__] + [machine_state(v, _depth + 1) for v in obj]
+    fields = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if slot not in fields and hasattr(obj, slot):
+                fields[slot] = getattr(obj, slot)
+    if not fields:
+        return (type(obj).__name__, repr(obj))
+    return (type(obj).__name__, sorted((k, machine_state(v, _depth + 1)) for k, v in fields.items()
+                                       if k not in NOT_STATE and (not callable(v) or isinstance(v, type))))
 
 
 def name(seat):

@@ -46,7 +46,7 @@ class Cheater(ScriptedClient):
     def choose_call(self, ev: CallRequested):
         if not self.tried_call and ev.auction.last_bid is not None:
             self.tried_call = True
-            self.send_raw(f"{self.seat.name.title()} bids 1C\r\n".encode())  # insufficient (or a repeat of 1C)
+            self.send_raw(f"{self.seat.title} bids 1C\r\n".encode())  # insufficient (or a repeat of 1C)
         return super().choose_call(ev)
 
     def choose_card(self, ev: CardRequested):
@@ -55,7 +55,7 @@ class Cheater(ScriptedClient):
             hand = self.machine.dummy_hand if ev.from_dummy else self.machine.hand
             bad = [c for c in hand if c not in ev.legal] or [Card.parse("SA") if Card.parse("SA") not in ev.legal
                                                                 else Card.parse("S2")]
-            self.send_raw(f"{ev.seat.name.title()} plays {bad[0]}\r\n".encode())  # (suit first: accepted too)
+            self.send_raw(f"{ev.seat.title} plays {bad[0]}\r\n".encode())  # (suit first: accepted too)
         return super().choose_card(ev)
 
 

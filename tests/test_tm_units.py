@@ -116,8 +116,8 @@ def test_match_file(tmp_path):
 
 # --- the table machine's additions ------------------------------------------------------------------------------
 
-def _auction_started(clock):
-    t = TableMachine([board()], clock=clock)
+def _auction_started():
+    t = TableMachine([board()])
     connect_all(t)
     for kind in ("ready for teams", "ready to start", "ready for deal", "ready for cards"):
         for s in Seat:
@@ -126,26 +126,23 @@ def _auction_started(clock):
 
 
 def test_act_for_makes_the_owed_ready_line_or_a_pass_and_notes_why():
-    now = [0.0]
-    t = _auction_started(lambda: now[0])  # board 3: South deals
+    t = _auction_started()  # board 3: South deals
     for s in (N, E, W):
         t.receive(s, f"{name(s)} ready for South's bid")
     with pytest.raises(LocalProtocolError):
         t.act_for(N, "nothing owed")  # North is ready: only South's call is awaited
-    now[0] = 4.0
-    out = t.act_for(S, "forced: slow")  # South's call: a pass
+    out = t.act_for(S, "forced: slow", now=4.0)  # South's call: a pass
     assert [o.line for o in out if o.seat == W] == ["South passes\r\n"]
     assert t.waiting_for == ("bid", [N, E, S], W)
-    assert t.act_for(S, "forced: ready") == []  # now South owes "ready for West's bid"
-    assert t.act_for(N, "forced: ready") == [] and t.waiting_for == ("bid", [E], W)
-    t.receive(E, "East ready for West's bid")
-    now[0] = 5.5
-    t.receive(W, "West passes Alert. 2+ clubs")  # (an alerted pass: a passed-out board keeps the test short)
+    assert t.act_for(S, "forced: ready", now=4.0) == []  # now South owes "ready for West's bid"
+    assert t.act_for(N, "forced: ready", now=4.0) == [] and t.waiting_for == ("bid", [E], W)
+    t.receive(E, "East ready for West's bid", now=4.0)
+    t.receive(W, "West passes Alert. 2+ clubs", now=5.5)  # (an alerted pass: a passed-out board keeps the test short)
     for caller in (N, E):
         for s in Seat:
             if s != caller:
-                t.receive(s, f"{name(s)} ready for {name(caller)}'s bid")
-        t.receive(caller, f"{name(caller)} passes")
+                t.receive(s, f"{name(s)} ready for {name(caller)}'s bid", now=5.5)
+        t.receive(caller, f"{name(caller)} passes", now=5.5)
     (rec,) = t.results
     assert [(n.alert, n.explanation) for n in rec.call_notes[:2]] == [(False, "forced: slow"), (True, "2+ clubs")]
     assert rec.call_notes[0].seconds == 4.0 and rec.call_notes[1].seconds == 1.5

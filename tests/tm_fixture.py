@@ -136,7 +136,7 @@ class InTestTM:
                     self._writers.pop(ev.seat, None)
             elif isinstance(ev, BoardFinished):
                 self.records.append(ev.record)
-            elif type(ev).__name__ == "TableSessionEnded":
+            elif type(ev).__name__ == "SessionEnded":
                 self.done.set()
 
     async def _send(self, writer: asyncio.StreamWriter, line: str) -> None:

@@ -110,14 +110,14 @@ class Position:
             want = n - 1 if k < len(trick) else n
             if len(self.hands[seat]) != want:
                 raise PositionError(
-                    f"{seat.name.title()} holds {len(self.hands[seat])} cards; with {len(trick)} card(s) on the "
-                    f"trick led by {self.leader.name.title()} it should hold {want}")
+                    f"{seat.title} holds {len(self.hands[seat])} cards; with {len(trick)} card(s) on the "
+                    f"trick led by {self.leader.title} it should hold {want}")
         if n == 0 and trick:
             raise PositionError("no cards left to complete the trick")
         for k in range(1, len(trick)):
             if trick[k].suit != trick[0].suit and self.hands[self.leader.next(k)].length(trick[0].suit):
                 raise PositionError(
-                    f"{self.leader.next(k).name.title()} discarded {trick[k]} but still holds "
+                    f"{self.leader.next(k).title} discarded {trick[k]} but still holds "
                     f"{Suit(trick[0].suit).name.lower()}: a revoke")
 
     @classmethod

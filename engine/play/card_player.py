@@ -349,8 +349,8 @@ class CardPlayer:
             raise BridgeError("the play is over: no card to choose")
         mover, decider = play.next_seat, view.decider
         if view.seat != decider:
-            raise BridgeError(f"{decider.name.title()} chooses {mover.name.title()}'s card now, not "
-                              f"{view.seat.name.title()}")
+            raise BridgeError(f"{decider.title} chooses {mover.title}'s card now, not "
+                              f"{view.seat.title}")
         if play.cards and view.dummy is None and view.seat != play.dummy:
             raise BridgeError("the opening lead has been made: dummy's hand is needed")
         declaring = mover in (play.declarer, play.dummy)

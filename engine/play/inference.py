@@ -374,7 +374,7 @@ class WorldPosterior:
         c = Card.parse(card) if isinstance(card, str) else card
         s = int(seat)
         if ctx.to_move != s:
-            raise InferenceError(f"{Seat(s).name.title()} is not the player to move ({Seat(ctx.to_move).name.title()} is)")
+            raise InferenceError(f"{Seat(s).title} is not the player to move ({Seat(ctx.to_move).title} is)")
         if ctx.played >> c.index & 1:
             raise InferenceError(f"{c} has already been played")
         idx = c.index

@@ -101,7 +101,7 @@ class SearchPosition:
         expect = [counts[(self.leader + i) % 4] + (1 if i < len(self.trick) else 0) for i in range(4)]
         if len(set(expect)) != 1:
             raise BridgeError(f"hand sizes {counts} do not fit a trick of {len(self.trick)} cards led by "
-                              f"{Seat(self.leader).name.title()}")
+                              f"{Seat(self.leader).title}")
 
     @property
     def to_move(self) -> int:
@@ -128,7 +128,7 @@ class SearchPosition:
         seat = self.to_move
         bit = 1 << card
         if not self.legal() & bit:
-            raise BridgeError(f"{Card.from_index(card)} is not a legal card for {Seat(seat).name.title()}")
+            raise BridgeError(f"{Card.from_index(card)} is not a legal card for {Seat(seat).title}")
         hands = list(self.hands)
         hands[seat] &= ~bit
         trick = self.trick + (card,)
@@ -167,7 +167,7 @@ class Root:
         alive = self.position(0).alive
         for i, w in enumerate(self.worlds):
             if w[mover] != hand:
-                raise BridgeError(f"world {i} gives {Seat(mover).name.title()} (the player to move) other cards")
+                raise BridgeError(f"world {i} gives {Seat(mover).title} (the player to move) other cards")
             if self.position(i).alive != alive:
                 raise BridgeError(f"world {i} does not hold the same unplayed cards as world 0")
         if not 0 <= self.target <= self.tricks_left + 1:

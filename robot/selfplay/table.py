@@ -48,7 +48,7 @@ def play_board(board: int, deal: Deal, robots: Mapping[Seat, Player], *, play: b
 
     def check(cut_short: bool, seat: Seat, what: str) -> None:
         if cut_short:
-            raise DecisionOverLimit(f"board {board}: {seat.name.title()}'s {what} was cut short by the hard limit "
+            raise DecisionOverLimit(f"board {board}: {seat.title}'s {what} was cut short by the hard limit "
                                     f"of {limit_seconds:g} s per decision")
 
     dealer = dealer_for_board(board) if dealer is None else dealer

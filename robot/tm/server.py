@@ -67,8 +67,8 @@ from squeeze.protocol import messages as m
 from squeeze.protocol.errors import ProtocolError
 from squeeze.protocol.framing import LineBuffer
 from squeeze.protocol.table import (
-    BoardFinished, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, TableBoardStarted, TableMachine,
-    TableOptions, TablePhase, TableSessionEnded,
+    BoardFinished, BoardStarted, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, SessionEnded, TableMachine,
+    TableOptions, TablePhase,
 )
 from squeeze.robot.events import EventPublisher, TableFeed, table_id
 
@@ -259,7 +259,7 @@ class TableManager:
             queue = [b for b in self.boards if b.board not in done]
             # team a is N/S in the open room, E/W in the closed room (None: the first player of that side names it)
             ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
-            machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options, clock=self.clock)
+            machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options)
             table = Table(match, room, machine)
             if self.publisher is not None:  # a resumed run's summaries count the boards stored before too
                 finished = [r.record for r in stored if r.match == name and r.room == room]
@@ -520,13 +520,13 @@ class TableManager:
                 if not t.done and seat is not None and t.peers.get(seat) == conn.peer]
         if len(mine) > 1:
             self._refuse(conn, line, f"Cannot tell which table this line continues ({len(mine)} tables have "
-                                     f"{m.seat_name(seat)} from {conn.peer}): send 'Connecting \"<team>\" as "
-                                     f"{m.seat_name(seat)} using protocol version 18'")
+                                     f"{seat.title} from {conn.peer}): send 'Connecting \"<team>\" as "
+                                     f"{seat.title} using protocol version 18'")
             return
         if mine and seat not in mine[0].conns and seat in mine[0].held:
             table = mine[0]
             try:
-                out = table.machine.receive(conn.id, line)
+                out = table.machine.receive(conn.id, line, now=self.clock())
             except ProtocolError:
                 pass
             else:
@@ -546,7 +546,7 @@ class TableManager:
             except ProtocolError as exc:
                 conn.report.deviation(line, f"rejected: {exc}")
         try:
-            out = table.machine.receive(conn.id, line)
+            out = table.machine.receive(conn.id, line, now=self.clock())
         except ProtocolError as exc:
             late = conn.seat in table.lagging
             table.log.warning("tm.bad_line", conn=conn.id, seat=None if conn.seat is None else conn.seat.letter,
@@ -614,7 +614,7 @@ class TableManager:
                 table.log.info("tm.seated", conn=conn.id, seat=ev.seat.letter, team=ev.team, rejoined=ev.rejoined)
             elif isinstance(ev, PlayerLeft):
                 table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
-            elif isinstance(ev, TableBoardStarted):
+            elif isinstance(ev, BoardStarted):
                 table.incidents = []
                 table.wait_key = ()
                 table.forced = set()
@@ -633,7 +633,7 @@ class TableManager:
                     self._to_feed(table, table.feed.card, ev.play, ev.note)
             elif isinstance(ev, BoardFinished):
                 self._commit(table, ev.record)
-            elif isinstance(ev, TableSessionEnded):
+            elif isinstance(ev, SessionEnded):
                 table.done = True
                 table.log.info("tm.session_ended", boards=ev.boards_played)
 
@@ -727,7 +727,7 @@ class TableManager:
             if since is not None and now - since > s.hold_seconds:
                 table.held[seat] = None
                 if machine.phase == TablePhase.BOARD and machine.board is not None:
-                    self._incident(table, "void", f"board {machine.board.board}: {seat.name.title()} disconnected "
+                    self._incident(table, "void", f"board {machine.board.board}: {seat.title} disconnected "
                                                   f"for more than {s.hold_seconds:g} s; replayed on its return")
                     self._after(table, machine.restart_board())
         waiting = machine.waiting_for
@@ -760,7 +760,7 @@ class TableManager:
         if late is None:
             return
         seat, why = late
-        who = seat.name.title()
+        who = seat.title
         if table.warned_at is None:
             table.warned_at = now
             self._incident(table, "clock", f"{who}: {why}")
@@ -794,8 +794,8 @@ class TableManager:
                 break
             seat = owing[0]
             try:
-                out = table.machine.act_for(seat, f"forced by the table manager: {seat.name.title()} is out of step "
-                                                  "after a forced line")
+                out = table.machine.act_for(seat, f"forced by the table manager: {seat.title} is out of step "
+                                                  "after a forced line", now=self.clock())
             except ProtocolError:
                 break
             made += 1
@@ -805,10 +805,11 @@ class TableManager:
         return made > 0
 
     def _force(self, table: Table, seat: Seat, kind: str, acting: Optional[Seat], why: str) -> None:
-        who = seat.name.title()
+        who = seat.title
         what = ("call" if kind == "bid" else "card") if seat == acting else "ready line"
         try:
-            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})")
+            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})",
+                                        now=self.clock())
         except ProtocolError as exc:  # (LocalProtocolError) the seat's own line came first after all
             table.log.info("tm.force_skipped", seat=seat.letter, reason=str(exc))
             return

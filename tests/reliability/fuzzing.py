@@ -11,7 +11,8 @@ Contracts (from the docs of each module):
 - ``protocol.messages.parse``: a ``Message`` or ``ProtocolError``; what it accepts formats canonically and parses
   back to the same message;
 - ``ClientMachine.receive_line`` / ``TableMachine.receive``: only ``ProtocolError``, and a rejected line leaves
-  ``snapshot()`` as it was (the documented exception: a refusal while connecting puts the client in ERROR);
+  its state as it was (``machine_state``; the documented exception: a refusal while connecting puts the client in
+  ERROR);
 - ``engine.pbn.read_pbn``: never raises (problems are ``PbnError`` entries), and ``strict=True`` raises only
   ``PbnError``; ``engine.lin.read_lin``: only ``LinError``;
 - ``Deal.parse``, ``Contract.parse``, ``Auction(dealer, calls)``, ``BoardRecord.from_json``: only
@@ -21,7 +22,7 @@ Contracts (from the docs of each module):
 
 from __future__ import annotations
 
-import json
+import copy
 import random
 from typing import Callable
 
@@ -31,11 +32,11 @@ from squeeze.engine.lin import LinError, read_lin, write_lin
 from squeeze.engine.pbn import PbnError, read_pbn, write_pbn
 from squeeze.engine.record import BoardRecord
 from squeeze.protocol import messages as m
-from squeeze.protocol.client import ClientMachine, ClientPhase
+from squeeze.protocol.client import ClientPhase
 from squeeze.protocol.errors import ProtocolError
-from squeeze.protocol.table import TableMachine
 from squeeze.robot.tm.plan import random_boards
 from test_protocol_machines import CLIENT_STATES, TABLE_STATES
+from test_protocol_support import machine_state
 
 #: Pieces a mutation splices in: line ends, separators of every format, non-ASCII, NUL, huge numbers, quotes.
 _HOSTILE = ["\r\n", "\n", "\r", "\x00", "|", "||", '"', "[", "]", "{", "}", ";", ":", ".", "-", "10", "T", "NT",
@@ -44,10 +45,9 @@ _HOSTILE = ["\r\n", "\n", "\r", "\x00", "|", "||", '"', "[", "]", "{", "}", ";",
 
 
 def _session_lines() -> list[str]:
-    """Every line of real sessions: the machines' unanswered and sent lines rebuilt from their snapshots."""
+    """Every line of real sessions: the machines' unanswered and sent lines at many points of a session."""
     lines: set[str] = set()
-    for snap in CLIENT_STATES:
-        c = ClientMachine.restore(snap)
+    for c in CLIENT_STATES:
         lines.update(line.rstrip("\r\n") for line in c.unanswered_lines())
     lines.update(["Connecting \"Squeeze\" as North using protocol version 18", "North (\"Squeeze\") seated",
                   "Teams : N/S : \"Squeeze\" E/W : \"Other\"", "Start of board", "Board number 3. Dealer South. "
@@ -108,34 +108,30 @@ def check_parse(line: str) -> bool:
     return True
 
 
-def _snap(machine) -> str:
-    return json.dumps(machine.snapshot(), sort_keys=True)
-
-
 def check_client(line: str, state: int) -> bool:
-    snap = CLIENT_STATES[state % len(CLIENT_STATES)]
-    c = ClientMachine.restore(snap)
-    before = _snap(c)
+    c = copy.deepcopy(CLIENT_STATES[state % len(CLIENT_STATES)])
+    phase = c.phase
+    before = machine_state(c)
     try:
         c.receive_line(line)
     except ProtocolError:
-        if snap["phase"] == ClientPhase.CONNECTING.value and c.phase == ClientPhase.ERROR:
+        if phase == ClientPhase.CONNECTING and c.phase == ClientPhase.ERROR:
             return False  # documented: a refused connection is final
-        assert _snap(c) == before, f"{line!r} rejected in {snap['phase']} but the client changed"
+        assert machine_state(c) == before, f"{line!r} rejected in {phase.value} but the client changed"
         return False
     return True
 
 
 def check_table(line: str, state: int) -> bool:
-    snap = TABLE_STATES[state % len(TABLE_STATES)]
-    seated = {Seat(i): Seat(i) for i, s in enumerate(snap["seats"]) if s is not None}
-    t = TableMachine.restore(snap, connections=seated)
-    conns = list(seated) + ["stranger"]
-    before = _snap(t)
+    t = copy.deepcopy(TABLE_STATES[state % len(TABLE_STATES)])
+    conns = [s for s in Seat if t.seat_of(s) is not None] + ["stranger"]
+    waiting = t.waiting_for
+    before = machine_state(t)
     try:
         t.receive(conns[state % len(conns)], line)
     except ProtocolError as exc:
-        assert _snap(t) == before, f"{line!r} rejected at gate {snap['gate']} but the table changed"
+        assert machine_state(t) == before, (f"{line!r} rejected at gate {waiting and waiting[0]} but the table "
+                                            "changed")
         assert exc.reply is None or exc.reply.endswith("\r\n")
         return False
     return True

@@ -231,7 +231,7 @@ def test_four_strict_robots_finish_boards_at_squeeze_tm(tmp_path, clock):
     """Default settings; then small limits and West asleep past the card limit once (``force``: the table plays the
     card, which West, playing the lowest legal card, would have played too; ``warn``: it waits). Board 1 is passed
     out (seed 29): the manager's flow after a pass-out is checked too."""
-    args: list = [] if clock == "defaults" else ["--seconds-per-card", 1, "--grace-seconds", 0.5, "--time-fate",
+    args: list = [] if clock == "defaults" else ["--card-limit", 1, "--grace-seconds", 0.5, "--time-fate",
                                                  clock]
     slow = {} if clock == "defaults" else {"West": 3.0}
     with Processes() as procs:
