@@ -84,9 +84,10 @@ class TeamSpec:
 
         try:
             team = load_team(self.config or "default", seed=1)
-            from squeeze.engine.bidding import BiddingSystemError, get_bidder
+            from squeeze.config.bidding import BiddingSystemError, load_system
 
-            get_bidder(team.params.system, team.params.opponents_system)
+            opponents = team.params.opponents_system
+            load_system(team.params.system).bidder(None if opponents is None else load_system(opponents))
         except SelfPlayError as exc:
             raise RunError(str(exc)) from None
         except BiddingSystemError as exc:
