@@ -107,7 +107,8 @@ class HumanSeat:
         self._held: Optional[list[str]] = None  # lines kept while the person looks at a finished board
         self._last: Optional[BoardRecord] = None
         self._lock = asyncio.Lock()  # one line or one decision at a time through the machine
-        self._go_on = asyncio.Event()
+        self._released = asyncio.Event()  # set when the person goes on after a board
+        self._eof = False
 
     # -- the session ---------------------------------------------------------------------------------------------
     async def run(self) -> str:
@@ -125,6 +126,13 @@ class HumanSeat:
         try:
             while True:
                 data = await reader.read(65536)
+                if not data and self._held is not None:
+                    # the manager closed after its last line (End of session) while the person looks at the
+                    # board: those lines are handled when the person goes on
+                    self._eof = True
+                    await self._released.wait()
+                    if self.machine.phase == ClientPhase.SESSION_ENDED:
+                        return "ended"
                 if not data:
                     if self.machine.phase != ClientPhase.SESSION_ENDED:
                         self._set("ended", "the table manager closed the connection")
@@ -301,9 +309,15 @@ class HumanSeat:
         if held is None:
             return
         self.status, self.detail = "waiting", self._describe()
-        for line in held:
-            if await self._line(line):
-                return
+        try:
+            for line in held:
+                if await self._line(line):
+                    return
+            if self._eof:
+                self._set("ended", "the table manager closed the connection")
+        finally:
+            self._released.set()
+            self._released = asyncio.Event()
         self.on_change()
 
     @property

@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
@@ -35,11 +34,11 @@ from typing import Any, Callable, Optional
 
 import structlog
 
-from squeeze.engine.cards import Card, Seat
+from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord
 
 from .human_seat import HumanSeat, SeatRefusal, SeatSnapshot
-from .review import board_pbn, explained_calls, hand_dict, outcome_text, review_board
+from .review import board_pbn, hand_dict, outcome_text, review_board
 from .watch import CARD_ASSETS, card_asset
 
 __all__ = ["PlayOptions", "PlayState", "PlayServer", "run_play_web", "robot_argv", "PlayError"]
@@ -158,7 +157,8 @@ class PlayState:
                 par_you = rv["par"]["score_ns"] if me is None or me.is_ns else -rv["par"]["score_ns"]
             session.append({"board": r.board, "contract": None if r.contract is None else r.contract.text,
                             "outcome": outcome_text(r.contract, r.result), "score_you": you, "par_you": par_you})
-        players = {s.letter: "you" if s == me else (snap.teams[0] if s.is_ns else snap.teams[1]) for s in Seat}
+        players = {s.letter: "you" if s == me else "partner" if me is not None and s == me.partner else
+                   (snap.teams[0] if s.is_ns else snap.teams[1]) for s in Seat}
         return {
             "version": self.version, "seat": None if me is None else me.letter, "status": snap.status,
             "detail": snap.detail, "error": snap.error, "board": snap.board,
