@@ -986,11 +986,11 @@ def play_web_cmd(
                                  "notes and the review); the same command there continues its run."),
     partner: str = typer.Option("default", "--partner", metavar="CONFIG",
                                 help="Your partner: a preset (fast, default, strong) or a TOML settings file."),
-    opponents: str = typer.Option("default", "--opponents", metavar="CONFIG",
+    opponents: str = typer.Option("default", "--opponent-robots", metavar="CONFIG",
                                   help="The opponents: a preset or a TOML settings file."),
     seconds_per_call: Optional[float] = typer.Option(None, "--seconds-per-call", metavar="S",
                                                      help="The robots' budget per call. " + _default("their configuration's")),
-    seconds_per_card: Optional[float] = typer.Option(None, "--seconds-per-card", metavar="S",
+    seconds_per_card: Optional[float] = typer.Option(None, "--seconds-per-card", "--budget", metavar="S",
                                                      help="The robots' budget per card. " + _default("their configuration's")),
     connect: Optional[str] = typer.Option(None, "--connect", metavar="HOST:PORT",
                                           help="Sit at this Blue Chip table manager instead of starting ours and "
@@ -1035,7 +1035,7 @@ def play_web_cmd(
         from squeeze.robot.match import TeamSpec
         from squeeze.robot.tm.run import RunError
 
-        for name, config in (("partner", partner), ("opponents", opponents)):
+        for name, config in (("partner", partner), ("opponent-robots", opponents)):
             try:
                 TeamSpec(name, config).check()
             except RunError as exc:

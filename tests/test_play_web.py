@@ -30,7 +30,7 @@ SQUEEZE = str(Path(sys.executable).with_name("squeeze"))
 ARTIFACTS = Path(__file__).resolve().parent.parent / "bench" / "out"
 STRICT = Path(__file__).resolve().parent / "strict18"
 _SYMBOLS = str.maketrans({"♠": "S", "♥": "H", "♦": "D", "♣": "C"})
-FAST = ["--partner", "fast", "--opponents", "fast", "--seconds-per-call", "0.1", "--seconds-per-card", "0.05"]
+FAST = ["--partner", "fast", "--opponent-robots", "fast", "--seconds-per-call", "0.1", "--seconds-per-card", "0.05"]
 
 
 async def _start_play_web(tmp: Path, *args: str) -> tuple[asyncio.subprocess.Process, str]:
@@ -247,3 +247,18 @@ async def test_the_seat_finishes_a_board_at_the_strict_protocol_18_manager(tmp_p
             board["contract"].replace("NT", "N").rstrip("X")
     assert len(s["calls"]) == len(board["auction"])
     assert all(c["source"] != "table" for c in s["calls"])  # a protocol-18 manager relays no explanation
+
+
+def test_bad_input_is_one_line_before_anything_starts(tmp_path):
+    from typer.testing import CliRunner
+
+    from squeeze.robot.cli import app
+
+    for args, message in [(["--seat", "Z"], "--seat takes N, E, S or W"),
+                          (["--connect", "nohost"], "--connect takes HOST:PORT"),
+                          (["--protocol", "20"], "--protocol takes 18 or 19"),
+                          (["--boards", "0"], "--boards takes a count"),
+                          (["--partner", "nosuch"], "--partner: team 'nosuch' is neither a preset")]:
+        r = CliRunner().invoke(app, ["play-web", "--out", str(tmp_path / "run"), *args])
+        assert r.exit_code == 2 and message in r.output, (args, r.output)
+    assert not (tmp_path / "run").exists()  # refused before any file was made
