@@ -132,6 +132,8 @@ class PlayState:
         contract = snap.contract
         hands: dict[str, Any] = {s.letter: None for s in Seat}
         last = snap.last
+        if last is not None and self.finished and self.finished[-1].board == last.board:
+            last = self.finished[-1]  # the manager's record: the whole deal even when the board was passed out
         if last is not None and last.deal.is_complete:  # the board is over: every hand as dealt
             hands = {s.letter: hand_dict(last.deal[s]) for s in Seat}
         else:

@@ -262,3 +262,33 @@ def test_bad_input_is_one_line_before_anything_starts(tmp_path):
         r = CliRunner().invoke(app, ["play-web", "--out", str(tmp_path / "run"), *args])
         assert r.exit_code == 2 and message in r.output, (args, r.output)
     assert not (tmp_path / "run").exists()  # refused before any file was made
+
+
+async def test_the_page_server_serves_the_page_and_refuses_what_is_not_a_move():
+    from squeeze.robot.human_seat import HumanSeat
+    from squeeze.robot.play_web import PlayServer, PlayState
+
+    seat = HumanSeat("127.0.0.1", 9, Seat.SOUTH)  # never connected: no board, nothing is the person's turn
+    server = PlayServer(PlayState(seat))
+    port = await server.start()
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        page = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read())
+        # the page and the card display it shares with watch --web, nothing from the network
+        assert b"cards.js" in page and b"cards.css" in page and b"EventSource" in page
+        assert not re.search(rb"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+        js = await asyncio.to_thread(lambda: urllib.request.urlopen(url + "cards.js", timeout=10).read())
+        assert b"function fillHand" in js
+        status, state = await asyncio.to_thread(_http, url, "state")
+        assert status == 200 and state["status"] == "connecting" and state["turn"] is None
+        status, doc = await asyncio.to_thread(_http, url, "card", {"card": "SA"})
+        assert status == 409 and "not your turn" in doc["error"]
+        status, doc = await asyncio.to_thread(_http, url, "call", {"call": "1H"})
+        assert status == 409 and "not your turn" in doc["error"]
+        assert (await asyncio.to_thread(_http, url, "review/3"))[0] == 404
+        req = urllib.request.Request(url + "call", data=b"[1", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            await asyncio.to_thread(lambda: urllib.request.urlopen(req, timeout=10))
+        assert bad.value.code == 400
+    finally:
+        await server.close()
