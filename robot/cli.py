@@ -980,7 +980,7 @@ def play_web_cmd(
                                                    + _default("none: random deals")),
     board_range: Optional[str] = typer.Option(None, "--board-range", metavar="FIRST-LAST",
                                               help="Play only these board numbers, e.g. 1-16. " + _default("every board")),
-    seed: int = typer.Option(1, "--seed", "-s", help="Seed of the random deals."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Seed of the random deals. " + _default("1")),
     out: str = typer.Option("squeeze-play", "--out", metavar="DIR",
                             help="Folder of the results store, boards.pbn and reviewed.pbn (the boards with the robots' "
                                  "notes and the review); the same command there continues its run."),
@@ -1040,7 +1040,7 @@ def play_web_cmd(
                 TeamSpec(name, config).check()
             except RunError as exc:
                 fail(f"--{name}: {exc}")
-    options = PlayOptions(seat=you, boards=boards, boards_file=boards_file, board_range=board_range, seed=seed,
+    options = PlayOptions(seat=you, boards=boards, boards_file=boards_file, board_range=board_range, seed=1 if seed is None else seed,
                           out=Path(out), partner=partner, opponents=opponents, seconds_per_call=seconds_per_call,
                           seconds_per_card=seconds_per_card, connect=target, protocol_version=protocol, team=team,
                           web_host=web_host, web_port=web)
