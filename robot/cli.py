@@ -1040,7 +1040,8 @@ def play_web_cmd(
                 TeamSpec(name, config).check()
             except RunError as exc:
                 fail(f"--{name}: {exc}")
-    options = PlayOptions(seat=you, boards=boards, boards_file=boards_file, board_range=board_range, seed=1 if seed is None else seed,
+    options = PlayOptions(seat=you, boards=boards, boards_file=boards_file, board_range=board_range,
+                          seed=1 if seed is None else seed,
                           out=Path(out), partner=partner, opponents=opponents, seconds_per_call=seconds_per_call,
                           seconds_per_card=seconds_per_card, connect=target, protocol_version=protocol, team=team,
                           web_host=web_host, web_port=web)
