@@ -970,6 +970,111 @@ def watch_cmd(
         fail(f"cannot serve the page on {web_host}:{web}: {exc.strerror or exc}")
 
 
+@app.command("play-web")
+def play_web_cmd(
+    seat: str = typer.Option("S", "--seat", help="Your seat: N, E, S or W."),
+    boards: int = typer.Option(4, "--boards", metavar="N", help="Random boards 1..N (board k is the same deal for "
+                                                                 "a seed); dealer and vulnerability by number."),
+    boards_file: Optional[str] = typer.Option(None, "--boards-file", metavar="FILE",
+                                              help="Play the boards of a PBN file (its dealer and vulnerability). "
+                                                   + _default("none: random deals")),
+    board_range: Optional[str] = typer.Option(None, "--board-range", metavar="FIRST-LAST",
+                                              help="Play only these board numbers, e.g. 1-16. " + _default("every board")),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", help="Seed of the random deals. " + _default("1")),
+    out: str = typer.Option("squeeze-play", "--out", metavar="DIR",
+                            help="Folder of the results store, boards.pbn and reviewed.pbn (the boards with the robots' "
+                                 "notes and the review); the same command there continues its run."),
+    partner: str = typer.Option("default", "--partner", metavar="CONFIG",
+                                help="Your partner: a preset (fast, default, strong) or a TOML settings file."),
+    opponents: str = typer.Option("default", "--opponent-robots", metavar="CONFIG",
+                                  help="The opponents: a preset or a TOML settings file."),
+    seconds_per_call: Optional[float] = typer.Option(None, "--seconds-per-call", metavar="S",
+                                                     help="The robots' budget per call. " + _default("their configuration's")),
+    seconds_per_card: Optional[float] = typer.Option(None, "--seconds-per-card", "--budget", metavar="S",
+                                                     help="The robots' budget per card. " + _default("their configuration's")),
+    connect: Optional[str] = typer.Option(None, "--connect", metavar="HOST:PORT",
+                                          help="Sit at this Blue Chip table manager instead of starting ours and "
+                                               "three robots. " + _default("none: ours")),
+    protocol: Optional[int] = typer.Option(None, "--protocol", metavar="18|19",
+                                           help="Protocol version your seat announces. " +
+                                                _default("19 at ours (the robots' explanations), 18 with --connect")),
+    team: str = typer.Option("You", "--team", help="Your side's team name."),
+    web: int = typer.Option(0, "--web", metavar="PORT", help="The page's port (0: any free port)."),
+    web_host: str = typer.Option("127.0.0.1", "--web-host", help="Address the page is served on."),
+) -> None:
+    """Sit at the table yourself: our table manager, three robots and a page in your browser where you take the
+    fourth seat (a real Blue Chip connection: with --connect, at any protocol-18 table manager). Every robot call
+    explained on hover or tap, only legal calls and cards, dummy after the lead, the result and running score, and
+    after each board a review: all hands, the play against double dummy card by card, par; saved as PBN. Runs
+    until interrupted (Ctrl-C)."""
+    import asyncio
+    import signal
+    from pathlib import Path
+
+    from squeeze.engine.cards import BridgeError, Seat
+    from squeeze.robot.logs import configure_logging
+    from squeeze.robot.play_web import PlayError, PlayOptions, run_play_web
+
+    try:
+        you = Seat.parse(seat)
+    except BridgeError:
+        fail(f"--seat takes N, E, S or W, got {seat!r}")
+    if protocol not in (None, 18, 19):
+        fail(f"--protocol takes 18 or 19, got {protocol}")
+    if not 0 <= web <= 65535:
+        fail(f"--web takes a port 0..65535, got {web}")
+    if boards < 1:
+        fail(f"--boards takes a count of 1 or more, got {boards}")
+    target = None
+    if connect is not None:
+        host, _, port = connect.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            fail(f"--connect takes HOST:PORT, got {connect!r}")
+        target = (host, int(port))
+    else:
+        from squeeze.robot.match import TeamSpec
+        from squeeze.robot.tm.run import RunError
+
+        for name, config in (("partner", partner), ("opponent-robots", opponents)):
+            try:
+                TeamSpec(name, config).check()
+            except RunError as exc:
+                fail(f"--{name}: {exc}")
+    options = PlayOptions(seat=you, boards=boards, boards_file=boards_file, board_range=board_range,
+                          seed=1 if seed is None else seed,
+                          out=Path(out), partner=partner, opponents=opponents, seconds_per_call=seconds_per_call,
+                          seconds_per_card=seconds_per_card, connect=target, protocol_version=protocol, team=team,
+                          web_host=web_host, web_port=web)
+    # the table manager and the seat log every line: to a file beside the results, not over the terminal
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        log_file = open(Path(out) / "play-web.log", "a", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write to {out}: {exc.strerror or exc}")
+    configure_logging("info", "json", stream=log_file)
+
+    async def main() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+
+        def ready(url: str) -> None:
+            where = f"{target[0]}:{target[1]}" if target else "our table manager, three robots"
+            typer.echo(f"squeeze play-web: open {url} to play ({where}; Ctrl-C to stop)")
+
+        return await run_play_web(options, on_ready=ready, stop=stop)
+
+    try:
+        code = asyncio.run(main())
+    except PlayError as exc:
+        fail(str(exc))
+    finally:
+        log_file.close()
+    typer.echo(f"squeeze play-web: stopped; results in {out}")
+    raise typer.Exit(code)
+
+
 @app.command("tm-transcript")
 def tm_transcript_cmd(
     path: Optional[str] = typer.Argument(None, help="A squeeze tm log (JSON lines); default: standard input."),

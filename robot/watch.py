@@ -40,7 +40,7 @@ from .events import (
 )
 
 __all__ = ["TableView", "WatchState", "render", "render_table", "contract_text", "call_text", "WebServer",
-           "page_html", "watch_events", "run_watch", "FINISHED_LINGER_SECONDS", "IDLE_LINGER_SECONDS"]
+           "page_html", "card_asset", "CARD_ASSETS", "watch_events", "run_watch", "FINISHED_LINGER_SECONDS", "IDLE_LINGER_SECONDS"]
 
 _log = structlog.get_logger("squeeze.watch")
 
@@ -540,8 +540,18 @@ def render(state: WatchState, table: Optional[str] = None, now: Optional[float] 
 
 
 def page_html() -> bytes:
-    """The page (package data ``watch.html``): HTML, CSS and script in one file."""
+    """The page (package data ``watch.html``): HTML, CSS and script in one file, with the card display it shares
+    with ``squeeze play-web`` (``CARD_ASSETS``) served beside it."""
     return resources.files("squeeze.robot").joinpath("watch.html").read_bytes()
+
+
+#: The card display shared by the web pages (package data): served at ``/<name>`` with its content type.
+CARD_ASSETS = {"cards.css": "text/css; charset=utf-8", "cards.js": "text/javascript; charset=utf-8"}
+
+
+def card_asset(name: str) -> bytes:
+    """One of ``CARD_ASSETS``' files."""
+    return resources.files("squeeze.robot").joinpath(name).read_bytes()
 
 
 class WebServer:
@@ -597,6 +607,8 @@ class WebServer:
                 await self._reply(writer, 405, b"only GET\n", "text/plain", extra="Allow: GET\r\n")
             elif target == "/":
                 await self._reply(writer, 200, page_html(), "text/html; charset=utf-8")
+            elif target.lstrip("/") in CARD_ASSETS:
+                await self._reply(writer, 200, card_asset(target.lstrip("/")), CARD_ASSETS[target.lstrip("/")])
             elif target == "/state":
                 await self._reply(writer, 200, json.dumps(self.state.to_dict()).encode(), "application/json")
             elif target == "/events":
