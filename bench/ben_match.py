@@ -139,6 +139,10 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     # BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN
     # runs at a lower priority than our robots (--ben-nice), so other load costs it wall time, not us strength.
     command = f"nice -n {args.ben_nice} {folder / 'ben-seat'} {{host}} {{port}} {{seat}} {{team}}"
+    # Our robots wait for BEN as long as the manager's clocks let it think: with the seat's default silence
+    # timeout (300 s) a loaded machine made them give up mid-board while BEN simulated, and each restart of a seat
+    # restarts the board for all four (the robots inherit this process's environment; BEN ignores it).
+    os.environ["SQUEEZE_ROBOT__SILENCE_TIMEOUT_SECONDS"] = str(BEN_TM["board_seconds"])
     for attempt in range(1, ATTEMPTS + 1):
         resume = (out / STORE_FILE).is_file()
         t0 = time.monotonic()

@@ -28,7 +28,6 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -39,7 +38,7 @@ from squeeze.engine.record import BoardRecord
 
 from .human_seat import HumanSeat, SeatRefusal, SeatSnapshot
 from .review import board_pbn, hand_dict, outcome_text, review_board
-from .watch import CARD_ASSETS, card_asset
+from .pages import PageServer, package_page
 
 __all__ = ["PlayOptions", "PlayState", "PlayServer", "run_play_web", "robot_argv", "PlayError"]
 
@@ -183,121 +182,51 @@ class PlayState:
 # --- HTTP -------------------------------------------------------------------------------------------------------
 
 def page_html() -> bytes:
-    return resources.files("squeeze.robot").joinpath("play.html").read_bytes()
+    return package_page("play.html")
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",
-            411: "Length Required", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
+class PlayServer(PageServer):
+    """The page's HTTP server (module doc; ``robot.pages``): the seat's state, its review and PBN of each board,
+    and the person's calls, cards and "next board" as ``POST``s."""
 
-
-class PlayServer:
-    """The page's HTTP server (module doc)."""
-
-    MAX_REQUEST = 8192
-    MAX_BODY = 4096
+    METHODS = ("GET", "POST")
 
     def __init__(self, state: PlayState, host: str = "127.0.0.1", port: int = 0,
                  pbn_of: Optional[Callable[[int], Optional[str]]] = None) -> None:
-        self.state = state
-        self.host, self.port = host, port
+        super().__init__(state, page_html, host, port)
         self.pbn_of = pbn_of or (lambda board: None)
-        self._changed = asyncio.Condition()
-        self._server: Optional[asyncio.base_events.Server] = None
-        self._clients: set[asyncio.Task] = set()
-
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self.port
 
     def changed(self) -> None:
         """The state moved: wake the event streams (callable from the loop's thread, without awaiting)."""
         self.state.version += 1
-        asyncio.get_running_loop().create_task(self._notify())
+        asyncio.get_running_loop().create_task(self.notify())
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for t in list(self._clients):
-            t.cancel()
-        if self._server is not None:
-            await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._clients.add(task)
-        try:
-            try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ConnectionError):
-                return
-            if len(head) > self.MAX_REQUEST:
-                return await self._reply(writer, 431, b"request too large\n", "text/plain")
-            lines = head.decode("latin-1").split("\r\n")
-            parts = lines[0].split()
-            if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-                return await self._reply(writer, 400, b"bad request\n", "text/plain")
-            method, target = parts[0], parts[1].split("?", 1)[0]
-            headers = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:] if l)}
-            if method == "GET":
-                await self._get(writer, target)
-            elif method == "POST":
-                try:
-                    length = int(headers.get("content-length", "0"))
-                except ValueError:
-                    return await self._reply(writer, 411, b"bad content length\n", "text/plain")
-                if length > self.MAX_BODY:
-                    return await self._reply(writer, 413, b"body too large\n", "text/plain")
-                body = await asyncio.wait_for(reader.readexactly(length), 10) if length else b""
-                await self._post(writer, target, body)
-            else:
-                await self._reply(writer, 405, b"only GET and POST\n", "text/plain", extra="Allow: GET, POST\r\n")
-        except (ConnectionError, asyncio.CancelledError, asyncio.IncompleteReadError, asyncio.TimeoutError):
-            pass
-        finally:
-            if task is not None:
-                self._clients.discard(task)
-            writer.close()
-
-    async def _get(self, writer, target: str) -> None:
-        name = target.lstrip("/")
-        if target == "/":
-            await self._reply(writer, 200, page_html(), "text/html; charset=utf-8")
-        elif name in CARD_ASSETS:
-            await self._reply(writer, 200, card_asset(name), CARD_ASSETS[name])
-        elif target == "/state":
-            await self._json(writer, 200, self.state.to_dict())
-        elif target == "/events":
-            await self._stream(writer)
-        elif target.startswith("/review/") and target[8:].isdigit():
+    async def get(self, writer, target: str) -> bool:
+        if target.startswith("/review/") and target[8:].isdigit():
             review = self.state.reviews.get(int(target[8:]))
             if review is None:
-                await self._json(writer, 404, {"error": f"no review of board {target[8:]} (yet)"})
+                await self.json(writer, 404, {"error": f"no review of board {target[8:]} (yet)"})
             else:
-                await self._json(writer, 200, review)
+                await self.json(writer, 200, review)
         elif target.startswith("/board/") and target.endswith(".pbn") and target[7:-4].isdigit():
             text = self.pbn_of(int(target[7:-4]))
             if text is None:
-                await self._reply(writer, 404, b"no such board (yet)\n", "text/plain")
+                await self.reply(writer, 404, b"no such board (yet)\n", "text/plain")
             else:
-                await self._reply(writer, 200, text.encode("utf-8"), "application/x-pbn; charset=utf-8",
-                                  extra=f'Content-Disposition: attachment; filename="board-{target[7:-4]}.pbn"\r\n')
+                await self.reply(writer, 200, text.encode("utf-8"), "application/x-pbn; charset=utf-8",
+                                 extra=f'Content-Disposition: attachment; filename="board-{target[7:-4]}.pbn"\r\n')
         else:
-            await self._reply(writer, 404, b"not found\n", "text/plain")
+            return False
+        return True
 
-    async def _post(self, writer, target: str, body: bytes) -> None:
+    async def post(self, writer, target: str, body: bytes) -> None:
         seat = self.state.seat
         try:
             data = json.loads(body or b"{}")
             if not isinstance(data, dict):
                 raise ValueError("not an object")
         except ValueError:
-            return await self._json(writer, 400, {"error": "the body must be a JSON object"})
+            return await self.json(writer, 400, {"error": "the body must be a JSON object"})
         try:
             if target == "/call":
                 await seat.call(str(data.get("call", "")))
@@ -306,36 +235,10 @@ class PlayServer:
             elif target == "/next":
                 await seat.next_board()
             else:
-                return await self._json(writer, 404, {"error": "not found"})
+                return await self.json(writer, 404, {"error": "not found"})
         except SeatRefusal as exc:
-            return await self._json(writer, 409, {"error": str(exc)})
-        await self._json(writer, 200, {"ok": True})
-
-    async def _json(self, writer, status: int, doc: Any) -> None:
-        await self._reply(writer, status, json.dumps(doc).encode(), "application/json")
-
-    @staticmethod
-    async def _reply(writer, status: int, body: bytes, ctype: str, extra: str = "") -> None:
-        writer.write(f"HTTP/1.1 {status} {_REASONS[status]}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}"
-                     f"\r\nCache-Control: no-store\r\nConnection: close\r\n{extra}\r\n".encode("latin-1") + body)
-        await writer.drain()
-
-    async def _stream(self, writer) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-                     b"Connection: close\r\n\r\n")
-        sent = -1
-        while True:
-            if self.state.version != sent:
-                sent = self.state.version  # only the latest state: a slow page skips, never queues
-                writer.write(b"data: " + json.dumps(self.state.to_dict()).encode() + b"\n\n")
-            else:
-                writer.write(b": keep-alive\n\n")
-            await writer.drain()
-            async with self._changed:
-                try:
-                    await asyncio.wait_for(self._changed.wait(), 15)
-                except asyncio.TimeoutError:
-                    pass
+            return await self.json(writer, 409, {"error": str(exc)})
+        await self.json(writer, 200, {"ok": True})
 
 
 # --- the session ------------------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Optional
 
 import structlog
@@ -34,13 +33,14 @@ from squeeze.engine.cards import BridgeError, Card, Deal, Hand, Seat, Suit, deal
 
 from squeeze.config.settings import MqttSettings
 
+from .pages import PageServer, package_page
 from .events import (
     RETAINED, BoardEvent, CallEvent, CardEvent, DealEvent, DummyEvent, Event, IncidentEvent, ResultEvent,
     SummaryEvent, TrickEvent, subscribe,
 )
 
 __all__ = ["TableView", "WatchState", "render", "render_table", "contract_text", "call_text", "WebServer",
-           "page_html", "card_asset", "CARD_ASSETS", "watch_events", "run_watch", "FINISHED_LINGER_SECONDS", "IDLE_LINGER_SECONDS"]
+           "page_html", "watch_events", "run_watch", "FINISHED_LINGER_SECONDS", "IDLE_LINGER_SECONDS"]
 
 _log = structlog.get_logger("squeeze.watch")
 
@@ -541,111 +541,19 @@ def render(state: WatchState, table: Optional[str] = None, now: Optional[float] 
 
 def page_html() -> bytes:
     """The page (package data ``watch.html``): HTML, CSS and script in one file, with the card display it shares
-    with ``squeeze play-web`` (``CARD_ASSETS``) served beside it."""
-    return resources.files("squeeze.robot").joinpath("watch.html").read_bytes()
+    with ``squeeze play-web`` (``pages.CARD_ASSETS``) served beside it."""
+    return package_page("watch.html")
 
 
-#: The card display shared by the web pages (package data): served at ``/<name>`` with its content type.
-CARD_ASSETS = {"cards.css": "text/css; charset=utf-8", "cards.js": "text/javascript; charset=utf-8"}
-
-
-def card_asset(name: str) -> bytes:
-    """One of ``CARD_ASSETS``' files."""
-    return resources.files("squeeze.robot").joinpath(name).read_bytes()
-
-
-class WebServer:
-    """A small HTTP/1.1 server for one page: ``GET /`` the page, ``GET /state`` the state as JSON, ``GET /events``
-    the state again at each change (server-sent events, a comment every 15 s to keep proxies from closing it)."""
-
-    MAX_REQUEST = 8192  # a request line and headers longer than this is not a browser's: refused
+class WebServer(PageServer):
+    """``squeeze watch --web``: the page and the watch's state (``robot.pages``; ``GET`` only)."""
 
     def __init__(self, state: WatchState, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.state = state
-        self.host = host
-        self.port = port
-        self._changed = asyncio.Condition()
-        self._server: Optional[asyncio.base_events.Server] = None
-        self._clients: set[asyncio.Task] = set()
-
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self.port
+        super().__init__(state, page_html, host, port)
 
     async def changed(self) -> None:
         """Tell the event streams the state moved."""
-        async with self._changed:
-            self._changed.notify_all()
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for t in list(self._clients):
-            t.cancel()
-        if self._server is not None:
-            await self._server.wait_closed()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._clients.add(task)
-        try:
-            try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ConnectionError):
-                return
-            if len(head) > self.MAX_REQUEST:
-                await self._reply(writer, 431, b"request too large\n", "text/plain")
-                return
-            parts = head.split(b"\r\n", 1)[0].decode("latin-1").split()
-            if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-                await self._reply(writer, 400, b"bad request\n", "text/plain")
-                return
-            method, target = parts[0], parts[1].split("?", 1)[0]
-            if method != "GET":
-                await self._reply(writer, 405, b"only GET\n", "text/plain", extra="Allow: GET\r\n")
-            elif target == "/":
-                await self._reply(writer, 200, page_html(), "text/html; charset=utf-8")
-            elif target.lstrip("/") in CARD_ASSETS:
-                await self._reply(writer, 200, card_asset(target.lstrip("/")), CARD_ASSETS[target.lstrip("/")])
-            elif target == "/state":
-                await self._reply(writer, 200, json.dumps(self.state.to_dict()).encode(), "application/json")
-            elif target == "/events":
-                await self._stream(writer)
-            else:
-                await self._reply(writer, 404, b"not found\n", "text/plain")
-        except (ConnectionError, asyncio.CancelledError):
-            pass
-        finally:
-            if task is not None:
-                self._clients.discard(task)
-            writer.close()
-
-    @staticmethod
-    async def _reply(writer: asyncio.StreamWriter, status: int, body: bytes, ctype: str, extra: str = "") -> None:
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-                  431: "Request Header Fields Too Large"}[status]
-        writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
-                     f"Cache-Control: no-store\r\nConnection: close\r\n{extra}\r\n".encode("latin-1") + body)
-        await writer.drain()
-
-    async def _stream(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-                     b"Connection: close\r\n\r\n")
-        sent = -1
-        while True:
-            if self.state.version != sent:
-                sent = self.state.version  # only the latest state goes out: a slow page skips, never queues
-                writer.write(b"data: " + json.dumps(self.state.to_dict()).encode() + b"\n\n")
-            else:
-                writer.write(b": keep-alive\n\n")
-            await writer.drain()
-            async with self._changed:
-                try:
-                    await asyncio.wait_for(self._changed.wait(), 15)
-                except asyncio.TimeoutError:
-                    pass
+        await self.notify()
 
 
 async def watch_events(state: WatchState, source, on_change) -> None:
