@@ -46,8 +46,10 @@ def throughput(boards: int, workers: int, seed: int) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: int) -> None:
-    settings = SelfPlaySettings(a=a, b=b, boards=boards, seed=seed, workers=workers, out=out)
+def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: int,
+            decision_seconds: float | None = None) -> None:
+    extra = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    settings = SelfPlaySettings(a=a, b=b, boards=boards, seed=seed, workers=workers, out=out, **extra)
     teams = (load_team(a, seed=seed), load_team(b, seed=seed))
     last = [0.0]
 
@@ -76,13 +78,17 @@ def main() -> None:
     parser.add_argument("--verdict", nargs=2, metavar=("A", "B"), help="a long A-against-B run instead")
     parser.add_argument("--out", type=Path, default=None, help="verdict folder (default bench/out/verdict-A-B)")
     parser.add_argument("--workers", type=int, default=None, help="verdict: workers (default one per core)")
+    parser.add_argument("--decision-seconds", type=float, default=None,
+                        help="verdict: hard limit per decision (the settings' 60 s unless given): at low priority on "
+                             "a loaded machine a decision waits for the CPU far longer than it thinks, and a decision "
+                             "the limit cuts short voids its board")
     args = parser.parse_args()
     configure_logging("warning", "auto")
     if args.verdict:
         a, b = args.verdict
         name = "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", Path(x).stem) for x in (a, b))
         out = args.out or Path(__file__).resolve().parent / "out" / f"verdict-{name}"
-        verdict(a, b, args.boards or 1000, out, args.workers, args.seed)
+        verdict(a, b, args.boards or 1000, out, args.workers, args.seed, args.decision_seconds)
         return
     boards = args.boards or (8 if args.quick else 40)
     one = throughput(boards, 1, args.seed)
