@@ -147,8 +147,8 @@ _ENGINE_FLAGS: dict[str, Any] = {
     "seconds_per_call": _flag(float, "--seconds-per-call", "Seconds per call decision."),
     "inference": _flag(bool, "--inference/--no-inference", "Weight worlds by the cards seen."),
     "solver_memory_mib": _flag(int, "--solver-memory", "Transposition-table memory of the solver, MiB.", "MIB"),
-    "seed": _flag(int, ("--seed", "-s"), "Random seed (same seed, same deal and play, unless a budget cuts an αμ "
-                                         "search short).", unset="a fresh one each run"),
+    "seed": _flag(int, ("--seed", "-s"), "Random seed (same seed, same deal and play, unless a budget cuts a search "
+                                         "short: αμ's, or a bidding simulation's).", unset="a fresh one each run"),
     "borel": _flag(bool, "--simulate/--no-simulate", "Borel simulation at close calls (rules + double-dummy worlds)."),
 }
 # [robot] flags of ``squeeze seat``.

@@ -31,12 +31,14 @@ def _no_settings_env(monkeypatch):
 
 @pytest.fixture(scope="module")
 def team_files(tmp_path_factory):
-    """Two small engines as TOML settings files (a team may be a preset or a file): PIMC with 2 and 3 worlds."""
+    """Two small engines as TOML settings files (a team may be a preset or a file): PIMC with 2 and 3 worlds, the
+    rules alone at every call (a Borel simulation's depth depends on the time it gets, and these runs are compared
+    with a reference run card for card)."""
     folder = tmp_path_factory.mktemp("teams")
     paths = []
     for name, worlds in (("two", 2), ("three", 3)):
         path = folder / f"{name}.toml"
-        path.write_text(f'[engine]\ndeclarer_selector = "pimc"\nworlds = {worlds}\ninference = false\n')
+        path.write_text(f'[engine]\ndeclarer_selector = "pimc"\nworlds = {worlds}\ninference = false\nborel = false\n')
         paths.append(str(path))
     return paths
 
@@ -168,7 +170,7 @@ def test_a_resume_after_the_rule_file_changed_is_refused(tmp_path):
     files = []
     for name in ("a", "b"):
         team = tmp_path / f"{name}.toml"
-        team.write_text(f'[engine]\nsystem = "{rules}"\nworlds = 2\ninference = false\n')
+        team.write_text(f'[engine]\nsystem = "{rules}"\nworlds = 2\ninference = false\nborel = false\n')
         files.append(str(team))
     s = settings(tmp_path / "run", files, boards=2, workers=1)
     prepare_run(s, teams(files)).store.close()

@@ -20,7 +20,7 @@ BOARDS = 3
 
 async def test_selfplay_publishes_every_finished_board_and_prints_the_recap(tmp_path):
     team = tmp_path / "two.toml"
-    team.write_text('[engine]\ndeclarer_selector = "pimc"\nworlds = 2\ninference = false\n')
+    team.write_text('[engine]\ndeclarer_selector = "pimc"\nworlds = 2\ninference = false\nborel = false\n')
     out = tmp_path / "run"
     mosquitto = Mosquitto(tmp_path).start()
     try:
