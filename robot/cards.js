@@ -11,6 +11,18 @@ function el(tag, text, cls) {
 
 const SUIT_SYMBOL = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
 const SUITS = "SHDC";
+const ORDER = "WNES";  // the auction's columns
+
+function signed(n) { return (n < 0 ? "-" : "+") + Math.abs(n); }  // a score as the terminal writes it: +420, -50
+
+/** The auction's cells (one per call, blanks before the dealer's first) into ``body``, four to a row. */
+function appendAuctionRows(body, cells) {
+  for (let i = 0; i < cells.length; i += 4) {
+    const tr = el("tr");
+    cells.slice(i, i + 4).forEach(td => tr.append(td));
+    body.append(tr);
+  }
+}
 
 function suitSpan(suit) { return el("span", SUIT_SYMBOL[suit], "sym suit-" + suit); }
 
