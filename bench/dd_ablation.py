@@ -44,7 +44,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--cap", type=int, default=20_000_000, help="card nodes per position before giving up")
     ap.add_argument("--only", default=None, help="comma-separated variant numbers (0 = all on)")
+    ap.add_argument("--quick", action="store_true", help="6 deals: checks the bench runs, measures nothing")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.deals = min(a.deals, 6)
     rng = random.Random(a.seed)
     cases = []
     for i in range(a.deals):

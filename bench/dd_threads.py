@@ -39,7 +39,10 @@ def main(argv=None) -> int:
     ap.add_argument("--worlds", type=int, default=60)
     ap.add_argument("--batches", type=int, default=2)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--quick", action="store_true", help="one batch of 10 worlds: checks the bench runs")
     a = ap.parse_args(argv)
+    if a.quick:
+        a.worlds, a.batches = min(a.worlds, 10), 1
     rng = random.Random(a.seed)
     t1 = t2 = 0.0
     for b in range(a.batches):

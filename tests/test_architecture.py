@@ -253,7 +253,7 @@ def test_the_io_scan_catches_what_it_forbids():
 
 # --- benchmarks -----------------------------------------------------------------------------------------------------
 #: Benchmarks that do not take ``--quick`` yet (each is a short run of its own already; the flag is still owed).
-_NO_QUICK_YET = {"dd_ablation.py", "dd_threads.py"}
+_NO_QUICK_YET: set[str] = set()
 BENCHMARKS = sorted(p.name for p in (ROOT / "bench").glob("*.py") if "RESULT " in p.read_text(encoding="utf-8"))
 
 
