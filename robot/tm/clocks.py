@@ -166,7 +166,8 @@ def overrun(rules: ClockRules, wait: Wait, elapsed: float) -> Optional[tuple[Sea
     if elapsed > s.ready_seconds:
         owing = [x for x in wait.missing if x in wait.seated]
         if owing:
-            return owing[0], f"no ready line for {elapsed:.1f} s (waiting for '{wait.kind}', limit {s.ready_seconds:g} s)"
+            return owing[0], (f"no ready line for {elapsed:.1f} s (waiting for '{wait.kind}', "
+                              f"limit {s.ready_seconds:g} s)")
     return None
 
 
