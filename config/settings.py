@@ -108,9 +108,9 @@ class RobotSettings(_Section):
     """``squeeze seat``: where to connect and how to speak to that table manager (its dialect and quirks)."""
 
     host: str = Field("127.0.0.1", description="Table manager to connect to.")
-    port: int = Field(2000, ge=1, le=65535)
+    port: int = Field(2000, ge=1, le=65535, description="Table manager's port.")
     seat: Literal["N", "E", "S", "W", "ANY"] = Field("N", description="Our seat; ANY connects as ANYPL.")
-    team: str = "Squeeze"
+    team: str = Field("Squeeze", description="Our team name (sent in the Connecting line).")
     name: str = "Squeeze"
     protocol_version: Literal[18, 19] = Field(18, description="Protocol version announced when connecting.")
     dummy_card_style: Literal["dummy", "seat"] = Field(
@@ -157,7 +157,8 @@ class TableManagerSettings(_Section):
     results_dir: Path = Field(Path("results"), description="Folder of the results store, PBN and LIN files.")
     seconds_per_call: float = Field(60.0, gt=0, description="A seat thinking longer than this over one call meets "
                                                             "its time fate.")
-    seconds_per_card: float = Field(60.0, gt=0, description="Likewise for one card.")
+    seconds_per_card: float = Field(60.0, gt=0, description="A seat thinking longer than this over one card meets "
+                                                            "its time fate.")
     board_seconds: float = Field(120.0, gt=0, description="Thinking time per side per board (WCBC: 120; 60 in 2016).")
     time_fate: Literal["warn", "force", "void"] = Field(
         "force", description="A seat over a limit: warn (log and record only); force (after grace_seconds, a pass "

@@ -113,125 +113,117 @@ def fail(message: str, code: int = 2) -> None:
 
 @dataclass(frozen=True)
 class _Flag:
-    """A command-line flag for one settings key: its type, option names and help. The default shown in its help
-    is the settings' (``unset`` says what an unset key means); the flag itself defaults to None, "not given"."""
+    """A command-line flag for one settings key: its type and option names. Its help is the settings field's
+    description (``_described``), ``help`` only for a flag that is no settings key (``--config``, ``--preset``); the
+    default shown is the settings' (``unset`` says what an unset key means); the flag itself defaults to None, "not
+    given"."""
 
     kind: type
     opts: tuple[str, ...]
-    help: str
     metavar: Optional[str] = None
     unset: str = "unset"
+    help: Optional[str] = None
     extra: dict = field(default_factory=dict)
 
 
-def _flag(kind: type, opts: tuple[str, ...] | str, help: str, metavar: Optional[str] = None, *,
-          unset: str = "unset", **extra: Any) -> _Flag:
-    return _Flag(kind, (opts,) if isinstance(opts, str) else opts, help, metavar, unset, extra)
+def _flag(kind: type, opts: tuple[str, ...] | str, metavar: Optional[str] = None, *, unset: str = "unset",
+          help: Optional[str] = None, **extra: Any) -> _Flag:
+    return _Flag(kind, (opts,) if isinstance(opts, str) else opts, metavar, unset, help, extra)
+
+
+def _described(model: Any, name: str) -> str:
+    """The description of the settings field ``model.name``: the one text of that key's help, for its flag too."""
+    text = model.model_fields[name].description
+    if not text:
+        raise LookupError(f"{model.__name__}.{name} has no description (its flag's help is that text)")
+    return text
 
 
 # Options shared by the commands that run the engine.
 _SETTINGS_OPTIONS: dict[str, Any] = {
-    "config": _flag(str, "--config", "TOML settings file (see config/squeeze.toml: every key with its default).",
-                    "FILE", unset="$SQUEEZE_CONFIG, else none"),
-    "preset": _flag(str, "--preset", "Engine preset: {presets}.", "NAME", unset="$SQUEEZE_PRESET, else none"),
+    "config": _flag(str, "--config", "FILE", unset="$SQUEEZE_CONFIG, else none",
+                    help="TOML settings file (see config/squeeze.toml: every key with its default)."),
+    "preset": _flag(str, "--preset", "NAME", unset="$SQUEEZE_PRESET, else none", help="Engine preset: {presets}."),
 }
-# Each engine flag is named after its [engine] settings field.
+# The settings flags: each dict maps a settings field (of the section _FLAG_GROUPS names) to its flag, whose help is
+# that field's description. Each engine flag is named after its [engine] settings field.
 _ENGINE_FLAGS: dict[str, Any] = {
-    "system": _flag(str, "--system", "Our bidding system (config/systems/<name>.toml, or a path)."),
-    "opponents_system": _flag(str, "--opponents", "The opponents' system.", unset="ours"),
-    "declarer_selector": _flag(str, ("--selector", "--declarer"), "Declaring side's card selector: alphamu or pimc."),
-    "worlds": _flag(int, "--worlds", "Worlds sampled per card decision."),
-    "alphamu_depth": _flag(int, ("--max-m", "--alphamu-depth"), "Deepest αμ iteration M (declarer)."),
-    "seconds_per_card": _flag(float, ("--seconds-per-card", "--budget"),
-                              "Seconds per declarer card for αμ beyond M=1."),
-    "seconds_per_call": _flag(float, "--seconds-per-call", "Seconds per call decision."),
-    "inference": _flag(bool, "--inference/--no-inference", "Weight worlds by the cards seen."),
-    "solver_memory_mib": _flag(int, "--solver-memory", "Transposition-table memory of the solver, MiB.", "MIB"),
-    "seed": _flag(int, ("--seed", "-s"), "Random seed (same seed, same deal and play, unless a budget cuts a search "
-                                         "short: αμ's, or a bidding simulation's).", unset="a fresh one each run"),
-    "borel": _flag(bool, "--simulate/--no-simulate", "Borel simulation at close calls (rules + double-dummy worlds)."),
+    "system": _flag(str, "--system"),
+    "opponents_system": _flag(str, "--opponents", unset="ours"),
+    "declarer_selector": _flag(str, ("--selector", "--declarer")),
+    "worlds": _flag(int, "--worlds"),
+    "alphamu_depth": _flag(int, ("--max-m", "--alphamu-depth")),
+    "seconds_per_card": _flag(float, ("--seconds-per-card", "--budget")),
+    "seconds_per_call": _flag(float, "--seconds-per-call"),
+    "inference": _flag(bool, "--inference/--no-inference"),
+    "solver_memory_mib": _flag(int, "--solver-memory", "MIB"),
+    "seed": _flag(int, ("--seed", "-s"), unset="a fresh one each run"),
+    "borel": _flag(bool, "--simulate/--no-simulate"),
 }
 # [robot] flags of ``squeeze seat``.
 _ROBOT_FLAGS: dict[str, Any] = {
-    "host": _flag(str, "--host", "Table manager's host."),
-    "port": _flag(int, "--port", "Table manager's port."),
-    "seat": _flag(str, "--seat", "N, E, S, W, or ANY (connect as ANYPL)."),
-    "team": _flag(str, "--team", "Our team name."),
-    "pacing_ms": _flag(float, "--pacing-ms", "Wait before each line we send (managers that mishandle lines glued "
-                                             "together)."),
-    "dummy_card_style": _flag(str, "--dummy-card-style", "Ready line for dummy's card: dummy (\"dummy's card\") or "
-                                                         "seat."),
-    "alerts": _flag(bool, "--alerts/--no-alerts", "Mark alerted calls."),
-    "explanations": _flag(bool, "--explanations/--no-explanations",
-                          "Send every call's explanation, Infos. included (on), or none (off). Unset: auto, as the "
-                          "manager's protocol allows (18: alerted bids only).", unset="auto"),
-    "silence_timeout_seconds": _flag(float, "--silence-timeout", "Seconds of silence from the manager before "
-                                                                 "giving up."),
-    "max_reconnects": _flag(int, "--max-reconnects", "Dropped connections reopened."),
+    "host": _flag(str, "--host"),
+    "port": _flag(int, "--port"),
+    "seat": _flag(str, "--seat"),
+    "team": _flag(str, "--team"),
+    "pacing_ms": _flag(float, "--pacing-ms"),
+    "dummy_card_style": _flag(str, "--dummy-card-style"),
+    "alerts": _flag(bool, "--alerts/--no-alerts"),
+    "explanations": _flag(bool, "--explanations/--no-explanations", unset="auto"),
+    "silence_timeout_seconds": _flag(float, "--silence-timeout"),
+    "max_reconnects": _flag(int, "--max-reconnects"),
 }
 # [tm] flags of ``squeeze tm``; keys carry a ``tm_`` prefix (dropped for the settings field) so that ``--host``,
 # ``--port`` and ``--seed`` can mean the table manager's own.
 _TM_FLAGS: dict[str, Any] = {f"tm_{k}": v for k, v in {
-    "host": _flag(str, "--host", "Address to listen on (127.0.0.1: this machine)."),
-    "port": _flag(int, "--port", "Port to listen on (0: any free port)."),
-    "boards": _flag(int, "--boards", "Boards 1..N dealt at random (without --boards-file).", "N",
-                    parser="boards_count"),
-    "boards_file": _flag(str, "--boards-file", "PBN file of the boards (dealer and vulnerability from the file).",
-                         "FILE", unset="none: random deals"),
-    "board_range": _flag(str, "--board-range", "Play only these board numbers, e.g. 1-16.", "FIRST-LAST",
-                         unset="every board"),
-    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
-    "rooms": _flag(int, "--rooms", "1: one table per match; 2: open and closed room, same boards, seats swapped."),
-    "match_file": _flag(str, "--match", "TOML file naming the matches and their teams.", "FILE",
-                        unset="none: the first team to connect opens a match"),
-    "event": _flag(str, "--event", "Event name written in the results."),
-    "results_dir": _flag(str, "--out", "Folder of the results store, PBN and LIN files; the same command there "
-                                       "continues its run.", "DIR"),
-    "board_seconds": _flag(float, "--board-seconds", "Thinking time per side per board (WCBC: 120)."),
+    "host": _flag(str, "--host"),
+    "port": _flag(int, "--port"),
+    "boards": _flag(int, "--boards", "N", parser="boards_count"),
+    "boards_file": _flag(str, "--boards-file", "FILE", unset="none: random deals"),
+    "board_range": _flag(str, "--board-range", "FIRST-LAST", unset="every board"),
+    "seed": _flag(int, ("--seed", "-s")),
+    "rooms": _flag(int, "--rooms"),
+    "match_file": _flag(str, "--match", "FILE", unset="none: the first team to connect opens a match"),
+    "event": _flag(str, "--event"),
+    "results_dir": _flag(str, "--out", "DIR"),
+    "board_seconds": _flag(float, "--board-seconds"),
     # (not --seconds-per-call/card: those are the robot's own budgets, in the commands that run the engine)
-    "seconds_per_call": _flag(float, "--call-limit", "Seconds a seat may think over one call before its time "
-                                                     "fate."),
-    "seconds_per_card": _flag(float, "--card-limit", "Seconds a seat may think over one card before its time "
-                                                     "fate."),
-    "time_fate": _flag(str, "--time-fate", "A seat over its time: warn, force (pass / lowest card) or void "
-                                           "(replay)."),
-    "grace_seconds": _flag(float, "--grace-seconds", "Between the time warning and its fate."),
-    "hold_seconds": _flag(float, "--hold-seconds", "How long a dropped seat is held before its board is voided."),
-    "send_timing": _flag(bool, "--timing/--no-timing", "Send the Timing line after each board."),
-    "compliance_report": _flag(bool, "--compliance-report/--no-compliance-report",
-                               "Write a report per connection of every line that is not canonical protocol 18."),
+    "seconds_per_call": _flag(float, "--call-limit"),
+    "seconds_per_card": _flag(float, "--card-limit"),
+    "time_fate": _flag(str, "--time-fate"),
+    "grace_seconds": _flag(float, "--grace-seconds"),
+    "hold_seconds": _flag(float, "--hold-seconds"),
+    "send_timing": _flag(bool, "--timing/--no-timing"),
+    "compliance_report": _flag(bool, "--compliance-report/--no-compliance-report"),
 }.items()}
 _MATCH_FLAGS: dict[str, Any] = {f"match_{k}": v for k, v in {
-    "boards": _flag(int, "--boards", "Boards in the match (each played in both rooms).", "N"),
-    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "seed": _flag(int, ("--seed", "-s"), "Seed of the random deals."),
-    "out": _flag(str, "--out", "Folder of the results store, boards.pbn, LIN and summary.json; the same command "
-                               "there continues its run.", "DIR"),
-    "max_restarts": _flag(int, "--max-restarts", "Times a robot process that dies is started again."),
-    "stall_seconds": _flag(float, "--stall-seconds", "Stop a match with no board finished for this long."),
+    "boards": _flag(int, "--boards", "N"),
+    "a": _flag(str, ("--a", "-a"), "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "CONFIG"),
+    "seed": _flag(int, ("--seed", "-s")),
+    "out": _flag(str, "--out", "DIR"),
+    "max_restarts": _flag(int, "--max-restarts"),
+    "stall_seconds": _flag(float, "--stall-seconds"),
 }.items()}
 _PLAY_FLAGS = ("declarer_selector", "worlds", "alphamu_depth", "seconds_per_card", "inference", "solver_memory_mib",
                "borel",
                "seed")
 # [selfplay] flags of ``squeeze selfplay``; keys carry an ``sp_`` prefix.
 _SELFPLAY_FLAGS: dict[str, Any] = {f"sp_{k}": v for k, v in {
-    "a": _flag(str, ("--a", "-a"), "Team A: a preset (fast, default, strong) or a TOML settings file.", "CONFIG"),
-    "b": _flag(str, ("--b", "-b"), "Team B: a preset or a TOML settings file.", "CONFIG"),
-    "boards": _flag(int, ("--boards", "-n"), "Boards 1..N (board k is always the same deal for a seed).", "N"),
-    "seed": _flag(int, ("--seed", "-s"), "Seed of the deals and of every robot's random choices."),
-    "workers": _flag(int, ("--workers", "-j"), "Engines playing at once.", unset="one per core"),
-    "executor": _flag(str, "--executor", "process, dask-local, or dask://HOST:PORT (a running scheduler).", "WHERE"),
-    "chunk_boards": _flag(int, "--chunk", "Boards per task sent to a worker.", "N"),
-    "out": _flag(str, "--out", "Folder of the results store and files; the same command there continues its run.",
-                 "DIR"),
-    "decision_seconds": _flag(float, "--decision-seconds", "Hard limit per call or card (past it: board voided)."),
-    "strict": _flag(bool, "--strict/--no-strict", "Stop at the first robot error instead of voiding its board."),
-    "sprt": _flag(str, "--sprt", "Stop when a sequential test decides between A gaining M0 and M1 IMPs/board.",
-                  "M0,M1", unset="none: play every board"),
-    "alpha": _flag(float, "--alpha", "SPRT: chance of deciding M1 when M0 is true."),
-    "beta": _flag(float, "--beta", "SPRT: chance of deciding M0 when M1 is true."),
-    "sprt_min_boards": _flag(int, "--sprt-min-boards", "SPRT: no verdict before this many boards.", "N"),
+    "a": _flag(str, ("--a", "-a"), "CONFIG"),
+    "b": _flag(str, ("--b", "-b"), "CONFIG"),
+    "boards": _flag(int, ("--boards", "-n"), "N"),
+    "seed": _flag(int, ("--seed", "-s")),
+    "workers": _flag(int, ("--workers", "-j"), unset="one per core"),
+    "executor": _flag(str, "--executor", "WHERE"),
+    "chunk_boards": _flag(int, "--chunk", "N"),
+    "out": _flag(str, "--out", "DIR"),
+    "decision_seconds": _flag(float, "--decision-seconds"),
+    "strict": _flag(bool, "--strict/--no-strict"),
+    "sprt": _flag(str, "--sprt", "M0,M1", unset="none: play every board"),
+    "alpha": _flag(float, "--alpha"),
+    "beta": _flag(float, "--beta"),
+    "sprt_min_boards": _flag(int, "--sprt-min-boards", "N"),
 }.items()}
 #: Each flag group, the settings section it overrides and the prefix its names carry here (sections whose flag
 #: names would clash with the engine's carry one).
@@ -265,20 +257,22 @@ def _boards_count(text: str) -> int:
 
 
 def _option(name: str, flag: _Flag) -> Any:
-    """The typer annotation of the flag ``name`` (a key of ``_SETTINGS_OPTIONS`` or of a ``_FLAG_GROUPS`` dict),
-    its help showing the settings' default."""
+    """The typer annotation of the flag ``name`` (a key of ``_SETTINGS_OPTIONS`` or of a ``_FLAG_GROUPS`` dict):
+    its help is its settings field's description and shows the settings' default."""
     from squeeze.config.settings import Settings, available_presets
 
     section = next(((sec, prefix) for sec, group, prefix in _FLAG_GROUPS if name in group), None)
     if section is None:  # --config, --preset
         shown = flag.unset
+        text = (flag.help or "").format(presets=", ".join(available_presets()))
     else:
         model = Settings.model_fields[section[0]].annotation
-        shown = _default_text(model.model_fields[name.removeprefix(section[1])].default, flag)
+        key = name.removeprefix(section[1])
+        shown = _default_text(model.model_fields[key].default, flag)
+        text = _described(model, key)
     extra = dict(flag.extra)
     if extra.pop("parser", None) == "boards_count":
         extra["parser"] = _boards_count
-    text = flag.help.format(presets=", ".join(available_presets()))
     return Annotated[Optional[flag.kind], typer.Option(  # type: ignore[name-defined]
         *flag.opts, metavar=flag.metavar, help=f"{text} {_default(shown)}", show_default=False, **extra)]
 
@@ -1256,19 +1250,13 @@ def _close_events(events) -> None:
 
 # --- squeeze tournament -------------------------------------------------------------------------------------------
 # [tournament] flags, defaulting to "from settings" like every group of _FLAG_GROUPS (keys carry a ``tn_`` prefix).
-_TOURNAMENT_FLAGS: dict[str, Any] = {f"tn_{field}": _flag(*spec) for field, spec in {
-    # (braces doubled: a flag's help is a format string, {presets})
-    "entrants": (list[str], ("--entrant", "-e"), "An entrant: NAME=PRESET, NAME=FILE.toml or NAME=cmd:COMMAND (an "
-                 "external robot, launched per seat: \"prog {{host}} {{port}} {{seat}}\"); repeat it. A gauntlet's "
-                 "first entrant plays each of the others.", "NAME=SPEC"),
-    "format": (str, ("--format",), "round-robin (every pair) or gauntlet (the first against each other)."),
-    "boards": (int, ("--boards", "-n"), "Boards per pairing: 1..N dealt from the seed, or the first N of "
-               "--boards-file.", "N"),
-    "boards_file": (str, ("--boards-file",), "PBN file of the boards (deals; dealer and vulnerability where "
-                    "given).", "FILE"),
-    "sprt": (str, ("--sprt",), "Gauntlet: stop a pairing when a sequential test decides between the first entrant "
-             "gaining M0 and M1 IMPs/board.", "M0,M1"),
-}.items()} | {  # the flags of the settings self-play and tournaments share ([selfplay]'s, same names and help)
+_TOURNAMENT_FLAGS: dict[str, Any] = {f"tn_{field}": flag for field, flag in {
+    "entrants": _flag(list[str], ("--entrant", "-e"), "NAME=SPEC"),
+    "format": _flag(str, "--format"),
+    "boards": _flag(int, ("--boards", "-n"), "N"),
+    "boards_file": _flag(str, "--boards-file", "FILE"),
+    "sprt": _flag(str, "--sprt", "M0,M1"),
+}.items()} | {  # the flags of the settings self-play and tournaments share ([selfplay]'s names; help: [tournament]'s)
     f"tn_{field}": _SELFPLAY_FLAGS[f"sp_{field}"] for field in (
         "seed", "workers", "executor", "chunk_boards", "out", "decision_seconds", "strict", "alpha", "beta",
         "sprt_min_boards")}

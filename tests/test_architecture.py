@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "protocol", "config", "robot")  # the layer order: each imports only those before it
 SOURCE_SUFFIXES = (".py", ".pyx", ".c", ".h", ".html", ".js", ".css")
 
-#: Named in ARCHITECTURE.md, not in the tree yet: the table manager's routing and clock policy, being moved out of
-#: robot/tm/server.py on another branch. Emptied once they land.
-PENDING_MODULES = {"robot/tm/routing.py", "robot/tm/clocks.py"}
+#: Named in ARCHITECTURE.md, not in the tree yet (none now).
+PENDING_MODULES: set[str] = set()
 
 #: The engine's order, lowest first: a module imports only from lower levels or from inside its own package.
 ENGINE_LEVELS = [

@@ -98,6 +98,33 @@ def test_every_option_that_takes_a_value_shows_its_default():
                                                                             r.stdout)
 
 
+def test_every_settings_flag_s_help_is_its_settings_field_s_description():
+    """One text per key: a flag's help is the description its settings field holds (the TOML file's comment
+    says the same), then the default; the map from flags to settings is the CLI's own (``_FLAG_GROUPS``)."""
+    from squeeze.config.settings import Settings
+    from squeeze.robot.cli import _FLAG_GROUPS, _command_name
+
+    flags_of = {_command_name(c): getattr(c.callback, "_flags", ()) for c in app.registered_commands}
+    checked = set()
+    for name, command in CLI.commands.items():
+        for p in command.params:
+            if p.name not in flags_of[name]:
+                continue  # (a command's own option, no settings key)
+            section, prefix = next((section, prefix) for section, flags, prefix in _FLAG_GROUPS if p.name in flags)
+            field = Settings.model_fields[section].annotation.model_fields[p.name.removeprefix(prefix)]
+            assert field.description, f"[{section}] {p.name.removeprefix(prefix)} has no description"
+            text, marker, default = (p.help or "").rpartition(" \\[default: ")
+            assert marker and default.endswith("]"), (name, p.opts[0], p.help)
+            assert text == field.description, (name, p.opts[0], text, field.description)
+            checked.add(p.name)
+    assert checked == {key for _, flags, _ in _FLAG_GROUPS for key in flags}  # every settings flag is in a command
+    # as a user sees it
+    r = CliRunner().invoke(app, ["tm", "--help"], env={"COLUMNS": "300"})
+    assert r.exit_code == 0
+    assert re.search(r"--card-limit +<float> +A seat thinking longer than this over one card meets its time fate\. "
+                     r"\[default: 60\]", r.stdout), r.stdout
+
+
 def test_version():
     r = subprocess.run(SQUEEZE + ["--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == f"squeeze {version('squeeze-bridge')}"

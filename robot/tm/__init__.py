@@ -1,6 +1,8 @@
 """``squeeze tm``: our Blue Chip table manager - one port, many tables, clocks, nothing lost, resumable.
 
 - ``server.TableManager``: the asyncio server; each table is a ``protocol.TableMachine``;
+- ``routing``: which match and room a connection goes to, or why it is refused (pure: no sockets);
+- ``clocks``: the clock policy - given the time and what a table waits for, warn, force or void (pure);
 - ``store.ResultsStore``: the durable results (SQLite, WAL, ``synchronous=FULL``), one row per finished board;
 - ``plan``: the boards (PBN file or seeded random deals, a board range) and the matches (match file or by team);
 - ``export.write_outputs``: PBN, LIN and a summary written from the store;

@@ -2,12 +2,11 @@
 
 The server only moves bytes and time; the machines own the protocol. What the server adds:
 
-Routing. A new connection's first line is ``Connecting "<team>" as <seat|ANYPL> ...`` (or, after a drop, a seat's
-next line: see below). Its team names the match (from the match file, or the match that team opened or may join:
-the first team to connect opens a match, named after it, and the next new team joins it). In a two-room match team
-*a* sits N/S in the open room and E/W in the closed room, team *b* the other way round, so the requested seat names
-the room; ``ANYPL`` goes to the first room where the team has a free seat. The machine then checks everything else
-(seat taken, team names, version) and its refusal is sent back before the socket closes.
+Routing (``routing``, pure). A new connection's first line is ``Connecting "<team>" as <seat|ANYPL> ...`` (or, after
+a drop, a seat's next line: see below). Its team names the match and the seat it asks for names the room; the
+server hands ``routing.route`` its matches as plain views and opens the match it names, or sends back its refusal.
+The machine then checks everything else (seat taken, team names, version) and its refusal is sent back before the
+socket closes.
 
 Durability. A finished board (``BoardFinished``) is committed to the ``ResultsStore`` *before* any line that the
 same input produced is sent, so no table starts its next board before the last one is on disk. Boards already in
@@ -17,14 +16,11 @@ every connection gets an ``Error`` line and is closed, nothing the failed input 
 that could not be stored is not counted; it is played again when the run is continued. Carrying on would let that table
 move on past a board that is in no store.
 
-Clocks. Every tick the server looks at what each table waits for (``TableMachine.waiting_for``): a seat whose call
-or card takes longer than ``seconds_per_call``/``seconds_per_card``, whose side's thinking time on the board passes
-``board_seconds``, or that owes a ready line for ``ready_seconds``, meets ``time_fate``: ``warn`` logs and records it;
-``force``, after ``grace_seconds``, has the table make the line itself (``TableMachine.act_for``: a pass, the lowest
-legal card, or the ready line); ``void`` voids the board and plays it again from the start (once; a second overrun of
-that board is forced). Each incident goes into the store, the record of the board that finishes (PBN, summary) and
-the live events. The seat itself is told only with ``warn_at_table``: the clocks are the director's, not the
-protocol's, and a protocol-18 robot may drop the table on a line it does not know (BEN's client does). Nor is it told
+Clocks (``clocks``, pure). Every tick the server describes what each table waits for (``TableMachine.waiting_for``)
+as a ``clocks.Wait`` and its ``clocks.TableClock`` says what should happen: warn, force (``TableMachine.act_for``: a
+pass, the lowest legal card, or the ready line) or void (the board is played again from the start), each with its
+reason; the server carries it out. Each incident goes into the store, the record of the board that finishes (PBN,
+summary) and the live events. The seat itself is told only with ``warn_at_table`` (see ``clocks``). Nor is it told
 when the table has overtaken it (made a line for it, or voided the attempt it was thinking in): the protocol has no
 way to say so, and its lines still in flight are late, not wrong, so the table refuses them without the ``Illegal
 bid``/``Illegal card`` a strict robot would stop on (``Table.lagging``; they are logged) until it takes a line from
@@ -72,6 +68,7 @@ from squeeze.protocol.table import (
 )
 from squeeze.robot.events import EventPublisher, TableFeed, table_id
 
+from . import clocks, routing
 from .compliance import ComplianceReport
 from .plan import ROOMS, MatchSpec
 from .store import DuplicateBoardError, ResultsStore, StoreWriteError
@@ -118,12 +115,8 @@ class Table:
         self.machine = machine
         self.conns: dict[Seat, _Conn] = {}
         self.held: dict[Seat, Optional[float]] = {}  # seat -> when it dropped (None: its board already voided)
-        self.wait_key: tuple = ()
-        self.wait_since = 0.0
-        self.warned_at: Optional[float] = None
+        self.clock = clocks.TableClock()  # its clock state: the wait timed, the seats forced on this board
         self.incidents: list[str] = []  # of the board attempt in progress: go into its record when it finishes
-        self.voided: dict[int, int] = {}  # board -> times voided for a clock
-        self.forced: set[Seat] = set()  # seats the table has acted for on this board (see TableManager._tick)
         # seats the table has overtaken (a line made for them, or the attempt they were thinking in voided): their
         # late lines get no reply, until the table takes a line from them on a later attempt of a board
         self.lagging: set[Seat] = set()
@@ -139,7 +132,7 @@ class Table:
 
 
 class Match:
-    """Two teams and their room(s): team a is N/S in the open room and E/W in the closed room."""
+    """Two teams and their room(s): team a is N/S in the open room and E/W in the closed room (``routing``)."""
 
     def __init__(self, name: str, rooms: int, teams: list[Optional[str]]) -> None:
         self.name = name
@@ -149,19 +142,13 @@ class Match:
 
     def role_of(self, room_index: int, seat: Seat) -> int:
         """0 (team a) or 1 (team b): who sits at ``seat`` in room ``room_index``."""
-        return (0 if seat.is_ns else 1) ^ room_index
+        return routing.role_of(room_index, seat)
 
-    def room_for(self, role: int, seat: Optional[Seat], team: str) -> Table:
-        """The room where team ``role`` takes ``seat`` (``None``: the first room with a seat free for it)."""
-        if seat is not None:
-            return self.tables[((0 if seat.is_ns else 1) ^ role) % len(self.tables)]
-        # a seat nobody holds first: a held seat's player (dropped) is likely to come back and ask for it
-        for free in (lambda t, s: s not in t.conns and s not in t.held, lambda t, s: s not in t.conns):
-            for i, t in enumerate(self.tables):
-                side_ns = (role ^ i) == 0
-                if any(s.is_ns == side_ns and free(t, s) for s in Seat):
-                    return t
-        return self.tables[0]
+    def view(self) -> routing.MatchView:
+        """This match as routing sees it."""
+        return routing.MatchView(self.name, (self.teams[0], self.teams[1]), tuple(
+            routing.RoomView(frozenset(t.conns), frozenset(t.held), t.done, tuple(t.peers.items()))
+            for t in self.tables))
 
     @property
     def done(self) -> bool:
@@ -257,8 +244,7 @@ class TableManager:
         for i, room in enumerate(ROOMS[rooms]):
             done = self.store.finished(name, room)
             queue = [b for b in self.boards if b.board not in done]
-            # team a is N/S in the open room, E/W in the closed room (None: the first player of that side names it)
-            ns, ew = (teams[0], teams[1]) if i == 0 else (teams[1], teams[0])
+            ns, ew = routing.room_teams(teams, i)  # (None: the first player of that side names it)
             machine = TableMachine(queue, ns_team=ns, ew_team=ew, options=self.options)
             table = Table(match, room, machine)
             if self.publisher is not None:  # a resumed run's summaries count the boards stored before too
@@ -273,36 +259,19 @@ class TableManager:
         self.matches[name] = match
         return match
 
-    def _new_match_name(self, team: str) -> str:
-        name, n = team, 1
-        while name in self.matches:
-            n += 1
-            name = f"{team}-{n}"
-        return name
-
     def _route(self, msg: m.Connect) -> Table | str:
-        """The room a ``Connecting`` line goes to, or the reason it is refused."""
-        team = msg.team
-        for match in self.matches.values():
-            if team in match.teams:
-                return match.room_for(match.teams.index(team), msg.seat, team)
-        if self.fixed:
-            return f"Team {team!r} does not play here (teams: " + ", ".join(
-                sorted(t for mt in self.matches.values() for t in mt.teams if t)) + ")"
-        for match in self.matches.values():
-            if not match.done and None in match.teams and any(match.teams):
-                table = match.room_for(match.teams.index(None), msg.seat, team)
-                # a seat already taken there means this team is not the one that match waits for: open another
-                if msg.seat is None or (msg.seat not in table.conns and msg.seat not in table.held):
-                    return table
-        if len(self.matches) >= self.settings.max_matches:
-            return f"No table is free for team {team!r} ({self.settings.max_matches} matches are open)"
-        name = self._new_match_name(team)
-        self._stored(self.store.add_match, name, self.settings.rooms)
-        match = self._open_match(name, self.settings.rooms, [None, None])
-        _log.info("tm.match_opened", match=name, team=team, rooms=self.settings.rooms)
-        role = 1 if msg.seat is not None and not msg.seat.is_ns else 0
-        return match.room_for(role, msg.seat, team)
+        """The room a ``Connecting`` line goes to (its match opened first if it is new), or the reason it is
+        refused (``routing.route``)."""
+        s = self.settings
+        decision = routing.route([mt.view() for mt in self.matches.values()], msg.team, msg.seat, fixed=self.fixed,
+                                 max_matches=s.max_matches, rooms=s.rooms)
+        if isinstance(decision, routing.Refusal):
+            return decision.reason
+        if decision.opens:
+            self._stored(self.store.add_match, decision.match, decision.rooms)
+            self._open_match(decision.match, decision.rooms, [None, None])
+            _log.info("tm.match_opened", match=decision.match, team=msg.team, rooms=decision.rooms)
+        return self.matches[decision.match].tables[decision.room]
 
     # --- life cycle ---------------------------------------------------------------------------------------------
     async def start(self, listener: Optional["Listener"] = None) -> int:
@@ -312,9 +281,7 @@ class TableManager:
         self._server = listener.serve(self._accept)
         await self._server.start_serving()
         self.port = self._server.sockets[0].getsockname()[1]
-        tick = max(0.02, min(0.25, s.grace_seconds / 4 or 0.25, s.seconds_per_call / 4, s.seconds_per_card / 4,
-                             s.ready_seconds / 4, (s.hold_seconds / 4) or 0.25))
-        self._ticker = asyncio.create_task(self._tick_forever(tick))
+        self._ticker = asyncio.create_task(self._tick_forever(clocks.tick_seconds(s)))
         _log.info("tm.listening", host=s.host, port=self.port, boards=len(self.boards),
                   matches=sorted(self.matches), rooms=s.rooms, time_fate=s.time_fate)
         self._check_done()
@@ -498,7 +465,7 @@ class TableManager:
         except ProtocolError as exc:
             if conn.report is not None:
                 conn.report.deviation(line, f"rejected: {exc}")
-            self._refuse(conn, line, f"Expected 'Connecting \"<team>\" as <seat> using protocol version 18'")
+            self._refuse(conn, line, routing.CONNECT_FIRST)
             return
         if conn.report is not None:
             conn.report.check(line, msg)
@@ -509,30 +476,20 @@ class TableManager:
                 return
             self._feed(target, conn, line)
             return
-        # JobScheffers-style continuation: a held seat's next line on a new socket, with no team in it. Which table
-        # it continues is known only by the seat and the address it comes from, so it is taken only where that is
-        # unambiguous: exactly one live table has this seat played from this address. With two (robots of several
-        # tables on one host), a line that also fits the other table would seat the robot at the wrong table and
-        # leave its own table waiting for ever (the manager may not yet have seen its old socket close); the robot
-        # is told to say Connecting instead, which names its team.
-        seat = getattr(msg, "seat", None)
-        mine = [t for mt in self.matches.values() for t in mt.tables
-                if not t.done and seat is not None and t.peers.get(seat) == conn.peer]
-        if len(mine) > 1:
-            self._refuse(conn, line, f"Cannot tell which table this line continues ({len(mine)} tables have "
-                                     f"{seat.title} from {conn.peer}): send 'Connecting \"<team>\" as "
-                                     f"{seat.title} using protocol version 18'")
+        # JobScheffers-style continuation: a held seat's next line on a new socket, with no team in it; taken only
+        # where the seat and the address name one table (``routing.route_continuation``)
+        target = routing.route_continuation([mt.view() for mt in self.matches.values()], getattr(msg, "seat", None),
+                                            conn.peer)
+        if isinstance(target, routing.Refusal):
+            self._refuse(conn, line, target.reason)
             return
-        if mine and seat not in mine[0].conns and seat in mine[0].held:
-            table = mine[0]
-            try:
-                out = table.machine.receive(conn.id, line, now=self.clock())
-            except ProtocolError:
-                pass
-            else:
-                self._after(table, out)
-                return
-        self._refuse(conn, line, "Expected 'Connecting \"<team>\" as <seat> using protocol version 18'")
+        table = self.matches[target.match].tables[target.room]
+        try:
+            out = table.machine.receive(conn.id, line, now=self.clock())
+        except ProtocolError:
+            self._refuse(conn, line, routing.CONNECT_FIRST)
+            return
+        self._after(table, out)
 
     def _refuse(self, conn: _Conn, line: str, reason: str) -> None:
         reply = m.ErrorMessage(reason=reason[:300]).format()
@@ -558,7 +515,7 @@ class TableManager:
             if exc.fatal:
                 self._close(conn, f"refused: {exc}")
             return
-        if conn.seat in table.lagging and conn.seat not in table.forced:
+        if conn.seat in table.lagging and conn.seat not in table.clock.forced:
             table.lagging.discard(conn.seat)  # in step again: a line of a later attempt than the one overtaken
             table.log.info("tm.in_step", seat=conn.seat.letter)
         self._after(table, out)
@@ -616,8 +573,7 @@ class TableManager:
                 table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
             elif isinstance(ev, BoardStarted):
                 table.incidents = []
-                table.wait_key = ()
-                table.forced = set()
+                table.clock.new_board()
                 table.log.info("tm.board_started", board=ev.board, restarted=ev.restarted)
                 if ev.restarted:  # a seat came back (or the table voided the attempt): said in the board's record
                     self._incident(table, "restart", f"board {ev.board} started again from the beginning")
@@ -720,82 +676,63 @@ class TableManager:
                             table.log.exception("tm.internal_error")
 
     def _tick(self, table: Table, now: float) -> None:
+        """Carry out what the clock policy (``clocks``) says of ``table`` at ``now``."""
         s = self.settings
         machine = table.machine
         # seats gone longer than the hold: the board in progress is voided, to be replayed when they are back
-        for seat, since in list(table.held.items()):
-            if since is not None and now - since > s.hold_seconds:
-                table.held[seat] = None
-                if machine.phase == TablePhase.BOARD and machine.board is not None:
-                    self._incident(table, "void", f"board {machine.board.board}: {seat.title} disconnected "
-                                                  f"for more than {s.hold_seconds:g} s; replayed on its return")
-                    self._after(table, machine.restart_board())
+        board = machine.board.board if machine.phase == TablePhase.BOARD and machine.board is not None else None
+        for expired in clocks.expired_holds(s, table.held, now, board):
+            table.held[expired.seat] = None
+            if expired.board is not None:
+                self._incident(table, expired.kind, expired.detail)
+                self._after(table, machine.restart_board())
+        wait = self._wait(table)
+        if wait is None:
+            return
+        action = table.clock.decide(s, wait, now)
+        if isinstance(action, clocks.CatchUp):
+            if self._force_out_of_step(table):
+                return
+            action = table.clock.decide(s, wait, now, catch_up=False)
+        if action is None:
+            return
+        if isinstance(action, clocks.Warn):
+            self._incident(table, action.kind, action.detail)
+            if action.notice is not None:
+                self._write(table.conns[action.seat], m.ErrorMessage(reason=action.notice).format(), table)
+        elif isinstance(action, clocks.Void):
+            self._incident(table, action.kind, action.detail)
+            table.lagging.add(action.seat)
+            self._after(table, machine.restart_board())
+        elif isinstance(action, clocks.Force):
+            self._force(table, action)
+
+    @staticmethod
+    def _wait(table: Table) -> Optional[clocks.Wait]:
+        """What ``table`` waits for, as the clocks see it (``None``: nothing, or its session has ended)."""
+        machine = table.machine
         waiting = machine.waiting_for
         if waiting is None or machine.phase == TablePhase.ENDED:
-            return
+            return None
         kind, missing, acting = waiting
-        key = (machine.board.board if machine.board else None, len(machine.auction.calls) if machine.auction else -1,
-               len(machine.play.cards) if machine.play else -1, kind, acting, tuple(missing))
-        if key != table.wait_key:
-            table.wait_key, table.wait_since, table.warned_at = key, now, None
-            return
-        elapsed = now - table.wait_since
-        # A seat the table already acted for on this board is out of step with it (it still thinks the forced turn
-        # is its own) until the next board starts: every line it owes meanwhile is made at once, so one hung robot
-        # costs the board one wait, not one per trick.
-        if table.forced and self._force_out_of_step(table):
-            return
-        late: Optional[tuple[Seat, str]] = None
-        if acting is not None and acting in table.conns:
-            limit = s.seconds_per_call if kind == "bid" else s.seconds_per_card
-            used = machine.think_time(acting.is_ns)[0] + elapsed
-            if elapsed > limit:
-                late = acting, f"{elapsed:.1f} s on one {'call' if kind == 'bid' else 'card'} (limit {limit:g} s)"
-            elif used > s.board_seconds:
-                late = acting, f"its side used {used:.1f} s on the board (limit {s.board_seconds:g} s)"
-        if late is None and elapsed > s.ready_seconds:
-            owing = [x for x in missing if x in table.conns]
-            if owing:
-                late = owing[0], f"no ready line for {elapsed:.1f} s (waiting for '{kind}', limit {s.ready_seconds:g} s)"
-        if late is None:
-            return
-        seat, why = late
-        who = seat.title
-        if table.warned_at is None:
-            table.warned_at = now
-            self._incident(table, "clock", f"{who}: {why}")
-            if s.time_fate != "warn" and s.warn_at_table:
-                conn = table.conns[seat]
-                self._write(conn, m.ErrorMessage(
-                    reason=f"Time limit: {who}, {why}; the table acts in {s.grace_seconds:g} s").format(), table)
-            return
-        if s.time_fate == "warn" or now - table.warned_at < s.grace_seconds:
-            return
-        board = machine.board.board if machine.board is not None else None
-        if s.time_fate == "void" and board is not None and table.voided.get(board, 0) < 1:
-            table.voided[board] = table.voided.get(board, 0) + 1
-            self._incident(table, "void", f"board {board}: {who} over the time limit ({why}); replayed now")
-            table.lagging.add(seat)
-            self._after(table, machine.restart_board())
-            return
-        self._force(table, seat, kind, acting, why)
+        return clocks.Wait(kind, tuple(missing), acting, frozenset(table.conns),
+                           side_used=machine.think_time(acting.is_ns)[0] if acting is not None else 0.0,
+                           board=machine.board.board if machine.board else None,
+                           calls=len(machine.auction.calls) if machine.auction else -1,
+                           cards=len(machine.play.cards) if machine.play else -1)
 
     def _force_out_of_step(self, table: Table) -> bool:
         """Make every line owed by a seat already forced on this board; ``True`` if any was made."""
         made = 0
         for _ in range(4 * 400):  # (a board owes fewer lines than this; the bound only guards against a loop)
-            waiting = table.machine.waiting_for
-            if waiting is None or table.done:
+            wait = self._wait(table)
+            if wait is None or table.done:
                 break
-            kind, missing, acting = waiting
-            owing = [x for x in ([acting] if acting is not None else []) + list(missing)
-                     if x in table.forced and x in table.conns]
-            if not owing:
+            seat = table.clock.out_of_step(wait)
+            if seat is None:
                 break
-            seat = owing[0]
             try:
-                out = table.machine.act_for(seat, f"forced by the table manager: {seat.title} is out of step "
-                                                  "after a forced line", now=self.clock())
+                out = table.machine.act_for(seat, clocks.CatchUp(seat).reason, now=self.clock())
             except ProtocolError:
                 break
             made += 1
@@ -804,17 +741,14 @@ class TableManager:
             table.log.info("tm.forced_out_of_step", lines=made)
         return made > 0
 
-    def _force(self, table: Table, seat: Seat, kind: str, acting: Optional[Seat], why: str) -> None:
-        who = seat.title
-        what = ("call" if kind == "bid" else "card") if seat == acting else "ready line"
+    def _force(self, table: Table, action: clocks.Force) -> None:
+        seat = action.seat
         try:
-            out = table.machine.act_for(seat, f"forced by the table manager: {who} over the time limit ({why})",
-                                        now=self.clock())
+            out = table.machine.act_for(seat, action.reason, now=self.clock())
         except ProtocolError as exc:  # (LocalProtocolError) the seat's own line came first after all
             table.log.info("tm.force_skipped", seat=seat.letter, reason=str(exc))
             return
-        table.forced.add(seat)
+        table.clock.forced_line(seat)
         table.lagging.add(seat)
-        table.warned_at = None
-        self._incident(table, "forced", f"{who}: the table made its {what} ({why})")
+        self._incident(table, action.kind, action.detail)
         self._after(table, out)
