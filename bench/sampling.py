@@ -194,7 +194,7 @@ def main() -> None:
         r = random.Random(args.seed)
         ours_t = ours_n = ref_t = ref_n = ref_c = np_t = np_n = 0.0
         ours_c = 0
-        for i in range(scenarios):
+        for _i in range(scenarios):
             known, cons = make(r)
             t0 = time.perf_counter()
             ws = WorldSampler(known, cons)

@@ -463,7 +463,7 @@ class Deal:
         if len(hs) != 4:
             raise InvalidDealError(f"a deal has four hands, got {len(hs)}")
         seen = 0
-        for seat, h in zip(Seat, hs):
+        for h in hs:
             dup = seen & h.bits
             if dup:
                 raise InvalidDealError(f"card {Card.from_index(dup.bit_length() - 1)} appears twice")

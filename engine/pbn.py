@@ -33,7 +33,7 @@ import codecs
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator
 
 from .auction import Auction, Call, Contract, IllegalCallError, PASS
 from .board import IllegalCardError, Play, PublicPlay

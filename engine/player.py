@@ -94,7 +94,7 @@ class Player:
 
     def prepare(self) -> None:
         """Load the bidding system and build the solver now, so that no deadline is spent on them later."""
-        self.bidder  # the loader compiles a system once per process
+        _ = self.bidder  # the loader compiles a system once per process
         if self.oracle is None:
             self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
 

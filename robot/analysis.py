@@ -261,7 +261,7 @@ def _category_table(analyses: Sequence[BoardAnalysis], teams: tuple[str, str]) -
         for t in teams:
             table[t]["bidding_imps"][cat] += sign[t] * an.bidding
         # each room: the declaring team's level decision, and each role's tricks lost
-        for room, rec in an.rooms.items():
+        for room, _rec in an.rooms.items():
             f = facts[room]
             side_team = an.teams[room]
             if f.get("declarer_ns") is not None:
@@ -387,7 +387,7 @@ def _play_text(rec: BoardRecord, rp: Optional[RoomPlay]) -> list[str]:
     public = PublicPlay(rec.contract, rec.play)
     lines = []
     players = public.players
-    for t, (leader, cards, winner) in enumerate(public.tricks):
+    for t, (_leader, cards, winner) in enumerate(public.tricks):
         marks = []
         for k, card in enumerate(cards):
             i = 4 * t + k
@@ -466,7 +466,7 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
             ("tricks lost: defence", lambda c: c["tricks_lost"]["defence"]),
             ("tricks lost: declarer", lambda c: c["tricks_lost"]["declarer"]),
             ("boards declared / defended", lambda c: f"{c['boards_declared']} / {c['boards_defended']}")]
-    rows += [(f"level: {k}", (lambda k: lambda c: c["level"][k])(k)) for k in cat[ours]["level"]]
+    rows += [(f"level: {k}", lambda c, k=k: c["level"][k]) for k in cat[ours]["level"]]
     for name, get in rows:
         lines.append(f"| {name} | " + " | ".join(str(get(cat[t])) for t in figures["teams"]) + " |")
     inc = figures.get("incidents", [])

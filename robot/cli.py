@@ -684,9 +684,12 @@ def play_cmd(
         log.append({"seat": c.declarer.lho.letter, "card": str(p.cards[0]), "reason": "given"})
     from squeeze.robot.logs import log_decision
 
-    for p, dec in play_out(p, player, params.seed):
+    final = p  # the position after the last card played out (the start when there is nothing to play)
+    for position, dec in play_out(p, player, params.seed):
+        final = position
         log_decision(dec)
         log.append({"seat": dec.seat.letter, "card": str(dec.card), "reason": dec.reason})
+    p = final
     tricks = p.declarer_tricks
     if as_json:
         typer.echo(json.dumps({"contract": str(c), "declarer": c.declarer.letter, "tricks": tricks,
@@ -763,7 +766,7 @@ def seat_cmd(
         code = asyncio.run(SeatAgent(options, params).run())
     except KeyboardInterrupt:
         typer.echo("squeeze seat: interrupted", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     raise typer.Exit(code)
 
 
@@ -903,7 +906,7 @@ def match_cmd(
             view.print_summary(summary, out)
         typer.echo(f"interrupted: every finished board is stored in {out}; run the same command to continue",
                    err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     _print_recap(out, MATCH_NAME, recap)
     view.print_summary(result.summary, out)
     if not result.finished:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 import structlog

@@ -23,7 +23,7 @@ from squeeze.engine.board import Play
 from squeeze.engine.cards import Seat, Strain
 from squeeze.engine.pbn import PbnGame, write_pbn
 from squeeze.engine.record import BoardRecord
-from squeeze.engine.scoring import par, score
+from squeeze.engine.scoring import par
 
 __all__ = ["review_board", "board_pbn", "hand_dict", "outcome_text", "SystemReader"]
 
@@ -104,7 +104,7 @@ def review_board(record: BoardRecord, *, solver=None, reader: Optional[SystemRea
         left = 13 - len(play.public.tricks)
         ours = seat.is_ns == declaring_ns
 
-        def to_declarer(v: int) -> int:
+        def to_declarer(v: int, done=done, ours=ours, left=left) -> int:
             return done + (v if ours else left - v)
 
         if i == 0:
@@ -116,7 +116,7 @@ def review_board(record: BoardRecord, *, solver=None, reader: Optional[SystemRea
                       "reason": notes[i].reason if notes else ""})
         play = play.then(card)
     tricks = []
-    for k, (leader, tcards, winner) in enumerate(play.public.tricks):
+    for k, (leader, _tcards, winner) in enumerate(play.public.tricks):
         tricks.append({"trick": k + 1, "leader": leader.letter, "winner": winner.letter,
                        "cards": cards[4 * k:4 * k + 4]})
     out["play"] = tricks

@@ -14,7 +14,6 @@ from what it sees. Both views read the same state:
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from dataclasses import dataclass, field

@@ -191,7 +191,7 @@ class DecisionWorker:
         while not conn.poll():
             ready = loop.create_future()
             fd = conn.fileno()
-            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+            loop.add_reader(fd, lambda ready=ready: ready.done() or ready.set_result(None))
             try:
                 # Wake at least every 0.5 s to notice a dead worker whose pipe end is held open elsewhere.
                 await asyncio.wait_for(ready, timeout=max(0.0, min(0.5, deadline - time.monotonic())))

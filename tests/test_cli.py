@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from squeeze.engine.cards import Deal, Seat
+from squeeze.engine.cards import Deal
 
 SQUEEZE = [sys.executable, "-m", "squeeze.robot.cli"]
 

@@ -3,7 +3,6 @@ traceback, and nothing left behind that refuses the next run; the same command c
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal

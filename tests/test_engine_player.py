@@ -8,8 +8,7 @@ import pytest
 
 from squeeze.config.bidding import load_system
 from squeeze.engine.auction import Auction
-from squeeze.engine.board import Play
-from squeeze.engine.cards import BridgeError, Deal, Hand, Seat, Vul
+from squeeze.engine.cards import BridgeError, Deal, Hand, Seat
 from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.player import Player, PlayerParams, SeatView
 from squeeze.robot.selfplay import play_board

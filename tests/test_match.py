@@ -52,7 +52,7 @@ def test_a_two_board_match_end_to_end(tmp_path):
     assert result.ok and len(result.games) == 4
     rooms = _rooms(result.games)
     swings = []
-    for board, pair in sorted(rooms.items()):
+    for _board, pair in sorted(rooms.items()):
         assert set(pair) == {"Open", "Closed"}
         o, c = pair["Open"].record, pair["Closed"].record
         assert o.deal == c.deal and o.dealer == c.dealer and o.vul == c.vul  # the same board in both rooms

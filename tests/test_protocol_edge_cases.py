@@ -197,7 +197,7 @@ def test_edge_06_handshake_refusals_and_anypl():
         "North ready for teams": "Expected 'Connecting",
     }
     for line, text in refusals.items():
-        err = unchanged(t, lambda: t.receive("c9", line))
+        err = unchanged(t, lambda line=line: t.receive("c9", line))
         assert err.fatal and text in str(err) and err.reply.startswith("Error: ")
     assert t.receive("c2", 'Connecting "WBridge5" as ANYPL using protocol version 18')[0].line.startswith("South (")
     # extra text after the version (BEN --sendinfo) is accepted
@@ -288,7 +288,7 @@ def test_edge_11_hand_lines_validated():
     for bad in ("South's cards : S A Q 4. H K Q 9 2. D A J 5. C J 6.",  # 12 cards
                 "South's cards : S A Q 4 4. H K Q 9 2. D A J 5. C J 6.",  # duplicate
                 "North's cards : S K 8 5 2. H A J 6 3. D 7 4. C Q 9 5."):  # not ours
-        unchanged(c, lambda: c.receive_line(bad))
+        unchanged(c, lambda bad=bad: c.receive_line(bad))
     ev = c.receive_line("SOUTH's cards: C J 6 4. D A J 5. H K Q 9 2. S A Q 4.")  # other suit order, upper case
     assert ev[0].hand == DEAL[S]
     # a dummy that overlaps our hand is impossible
@@ -374,7 +374,7 @@ def test_edge_15_illegal_calls_rejected_and_table_unchanged():
         (E, "East passes", "out of turn"),
     ]
     for seat, line, why in cases:
-        err = unchanged(t, lambda: t.receive(seat, line))
+        err = unchanged(t, lambda seat=seat, line=line: t.receive(seat, line))
         assert err.reply == "Illegal bid\r\n" and why in str(err)
     err = unchanged(t, lambda: t.receive(S, "North passes"))  # from the wrong socket
     assert "seated as South" in str(err) and err.reply.startswith("Error: ")
@@ -512,7 +512,7 @@ def test_edge_20_illegal_cards_rejected_and_table_unchanged():
         (N, "North plays 5C", "out of turn"),  # dummy may not play
     ]
     for seat, line, why in cases:
-        err = unchanged(t, lambda: t.receive(seat, line))
+        err = unchanged(t, lambda seat=seat, line=line: t.receive(seat, line))
         assert err.reply == "Illegal card\r\n" and why in str(err), (line, str(err))
     err = unchanged(t, lambda: t.receive(E, "North plays 5C"))  # a defender playing for dummy
     assert "seated as East" in str(err)
@@ -521,7 +521,7 @@ def test_edge_20_illegal_cards_rejected_and_table_unchanged():
 def test_edge_21_obsolete_and_unknown_lines():
     t, _ = table_after_auction()
     for line in ("East received dummy", "East ready for dummy", "Hello table", "East claims"):
-        err = unchanged(t, lambda: t.receive(E, line))
+        err = unchanged(t, lambda line=line: t.receive(E, line))
         assert err.reply and err.reply.startswith("Error: ") and not err.fatal
     assert "obsolete" in str(unchanged(t, lambda: t.receive(E, "East received dummy")))
     c = client_at("auction", seat=E)

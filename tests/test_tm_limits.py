@@ -4,7 +4,6 @@ clear log line, and the table plays on."""
 import asyncio
 import json
 
-import pytest
 from structlog.testing import capture_logs
 
 from squeeze.engine.cards import Card, Seat

@@ -5,8 +5,7 @@ import asyncio
 import pytest
 
 from squeeze.engine.cards import Seat
-from squeeze.engine.record import BoardRecord
-from tm_client import DIALECTS, InProcessTM, ScriptedClient, four_clients, start_in_order
+from tm_client import InProcessTM, ScriptedClient, four_clients, start_in_order
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 

@@ -32,7 +32,7 @@ from typing import Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from ..board import SUIT_MASKS, PublicPlay, legal_mask
+from ..board import PublicPlay, legal_mask
 from ..cards import BridgeError, Card, Hand, Seat
 from ..sampling import SeatConstraints, WorldSampler, Worlds, numpy_rng
 from .position import SearchPosition, equivalent_cards, iter_bits

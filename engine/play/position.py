@@ -12,7 +12,7 @@ still needs (``target``). Test positions need not have 13 tricks left: every cou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator
 
 from ..board import SUIT_MASKS, legal_mask, trick_winner_index
 from ..cards import BridgeError, Card, Seat, Strain

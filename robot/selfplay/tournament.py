@@ -409,7 +409,7 @@ def _play_external(t: _Tournament, pairing: Pairing, entrants: tuple[Entrant, En
         if store is not None:
             try:
                 copy(store)
-                for b, (future, o, c) in list(pending.items()):
+                for _b, (future, o, c) in list(pending.items()):
                     run.commit(pairing.match, o, c, future.result())
                 pending.clear()
             finally:

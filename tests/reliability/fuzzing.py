@@ -215,7 +215,7 @@ def fuzz(name: str, runs: int, seed: int = 0) -> tuple[int, int, list[str]]:
     target = TARGETS[name]
     accepted = rejected = 0
     failures: list[str] = []
-    for i in range(runs):
+    for _i in range(runs):
         text = mutate(rng.choice(corpus), rng, corpus)
         try:
             if target(text, rng.randrange(1 << 16)):

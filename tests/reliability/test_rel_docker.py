@@ -68,7 +68,7 @@ def squeeze_services() -> dict[str, dict]:
 def test_every_compose_command_flag_and_variable_exists():
     services = squeeze_services()
     assert {"tm", "robot-remote"} <= set(services) and sum(s["command"][0] == "seat" for s in services.values()) == 9
-    for name, service in services.items():
+    for _name, service in services.items():
         check_command(service["command"])
         for var in service.get("environment", {}):
             check_env(var)
@@ -176,8 +176,7 @@ def pip_steps(text: str) -> list[tuple[str, frozenset, str]]:
     for mt in re.finditer(r"-m pip (wheel|install) ([^&\n]*)", text):
         tokens = shlex.split(mt[2])
         options = frozenset(t for t in tokens if t.startswith("--"))
-        targets = [t for i, t in enumerate(tokens) if not t.startswith("--") and not tokens[i - 1] in
-                   ("--wheel-dir",)]
+        targets = [t for i, t in enumerate(tokens) if not t.startswith("--") and tokens[i - 1] not in ("--wheel-dir",)]
         steps.append((mt[1], options, targets[-1].rsplit("/", 1)[-1]))
     return steps
 

@@ -1,7 +1,6 @@
 """Load, faults and hostile clients against ``squeeze tm`` as a real process on loopback (``harness``): every board
 of the plan ends stored exactly once, as its seats saw it, whatever was injected."""
 
-import signal
 
 import pytest
 

@@ -97,7 +97,8 @@ def start_squeeze_seats(procs: Processes, tmp: Path, port: int, *flags) -> dict[
                            stderr=open(tmp / f"{s}.log", "w"), env=env) for s in SEATS}
 
 
-def start_strict_robots(procs: Processes, tmp: Path, port: int, slow: dict[str, float] = {}) -> dict:
+def start_strict_robots(procs: Processes, tmp: Path, port: int, slow: dict[str, float] | None = None) -> dict:
+    slow = slow or {}
     return {s: procs.start([sys.executable, STRICT_ROBOT, "127.0.0.1", port, s[0], TEAMS[s], "--record",
                             tmp / f"{s}.json", "--log", tmp / f"{s}.lines", "--timeout", 60,
                             *(["--slow-once", slow[s]] if s in slow else [])],
