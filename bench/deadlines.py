@@ -1,9 +1,11 @@
-"""How far past its deadline a decision returns: ``Player.play`` (αμ declarer, PIMC defender) and the bidder.
+"""How far past its deadline a decision returns: ``Player.play`` (αμ declarer, PIMC defender), the rules' bidder and
+the default player's simulated (Borel) call.
 
     .venv/bin/python bench/deadlines.py [--reps 10] [--budgets 0.05,0.2,2] [--load]
 
 Positions that no budget here lets a search finish: 3NT by West after the opening lead (and dummy's card), 300
-worlds, αμ up to M = 3 with no budget of its own; a rule base whose 600 rules take milliseconds each. ``--load``
+worlds, αμ up to M = 3 with no budget of its own; a rule base whose 600 rules take milliseconds each; a close
+call the default player simulates (a weak preference or a long suit of one's own, ``1S P 1N P 2D P``). ``--load``
 runs the test suite beside the measurement (what the tests' ``MARGIN`` must survive on a 2-core machine). Prints
 one line per budget and ``RESULT worst_over_ms=... p99_over_ms=...`` (elapsed minus budget; negative is early).
 """
@@ -24,13 +26,16 @@ from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.board import Play  # noqa: E402
-from squeeze.engine.cards import Deal, Hand, Seat  # noqa: E402
+from squeeze.engine.cards import Deal, Hand, Seat, Vul  # noqa: E402
 from squeeze.engine.play.card_player import PlaySettings  # noqa: E402
 from squeeze.engine.play.oracle import EngineDDOracle  # noqa: E402
 from squeeze.engine.player import Player, PlayerParams, SeatView  # noqa: E402
 
 DEAL = Deal.parse("N:8432.QJ.AT4.Q954 K9765.AT862..KJ6 AJT.754.Q9532.82 Q.K93.KJ876.AT73")
 AUCTION = Auction.parse("P 1S P 2D P 2H P 3N P P P", "N")
+# A call the rules find close (3C of one's own against preference for partner's spades): the default player deals,
+# projects and solves worlds for it, by rounds, until its deadline.
+CLOSE_CALL = SeatView(Seat.SOUTH, Hand.parse("64.A75.A3.J96543"), Auction.parse("P P 1S P 1N P 2D P", "S"), Vul.NONE)
 MANY = PlaySettings(worlds_declarer=300, worlds_defender=300, max_m=3, declarer_budget_s=60.0)
 
 
@@ -75,12 +80,17 @@ def main(argv=None) -> int:
             hand = Hand.parse("AK94.T82.K73.AQ5")
             for budget in budgets:
                 line = []
-                for name in ("alphamu", "pimc", "bidder"):
+                for name in ("alphamu", "pimc", "bidder", "borel"):
                     worst = -budget
                     for rep in range(a.reps):
                         t = time.monotonic()
                         if name == "bidder":
                             bidder.choose(hand, Auction(Seat.NORTH), alternatives=False, deadline=t + budget)
+                        elif name == "borel":
+                            # a fresh player: its first simulated call also builds the solver, inside the budget
+                            player = Player(PlayerParams(seed=rep, seconds_per_call=budget), oracle=oracle,
+                                            systems=load_system)
+                            player.bid(CLOSE_CALL, deadline=t + budget)
                         else:
                             player = Player(PlayerParams(play=MANY, seed=rep), oracle=oracle, systems=load_system)
                             player.play(positions[name], deadline=t + budget)

@@ -48,7 +48,7 @@ class PlayerParams:
     opponents_system: str | None = None  # how we read the opponents' calls (None: as our own system)
     play: PlaySettings = field(default_factory=PlaySettings)
     seconds_per_call: float = 2.0  # a call's time budget (the rule-based bidder answers well within it)
-    borel: BorelSettings = field(default_factory=BorelSettings)  # Borel simulation at close calls (off by default)
+    borel: BorelSettings = field(default_factory=BorelSettings)  # Borel simulation at close calls (on by default)
     seed: int = 0  # with the board, seat and step, picks every random choice (see ``Player._rng``)
 
     def __post_init__(self) -> None:
