@@ -149,6 +149,13 @@ def test_hand_features_match_the_reference(cards):
     _same_features(Hand(sum(1 << c for c in cards)))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.integers(0, 51), max_size=20))
+def test_hands_of_any_size_have_the_same_features(cards):
+    # the rules are asked about hands of another size too (a mistyped hand, a test's partial hand)
+    _same_features(Hand(sum(1 << c for c in cards)))
+
+
 # --- the reference: the first candidate whose ``when`` holds, evaluated one by one ----------------------------------
 
 def _ref_first_call(b: Bidder, hand: Hand, dealer: Seat, calls: tuple, vul: Vul, parity: int):

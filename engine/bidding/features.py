@@ -140,6 +140,7 @@ def _shape_entry(lens: tuple[int, int, int, int]):
     return fixed, srt[0] + srt[1], lens[3], lp, tuple(short)
 
 
+#: every 13-card shape (a hand of another size, which the rules may be asked about too, is worked out each time)
 _SHAPES = {lens: _shape_entry(lens) for lens in
            ((c, d, h, 13 - c - d - h) for c in range(14) for d in range(14 - c) for h in range(14 - c - d))}
 
@@ -171,7 +172,9 @@ def features_into(f: dict, b: int) -> dict:
     """Adds the features of the hand whose 52-bit mask is ``b`` to ``f`` (an ``eval`` namespace being built: the
     sampler's exact call checks fill a copy of the auction's namespace directly) and returns it."""
     m0, m1, m2, m3 = b & FULL_SUIT, (b >> 13) & FULL_SUIT, (b >> 26) & FULL_SUIT, (b >> 39) & FULL_SUIT
-    fixed, top_two, spades, lp, short = _SHAPES[(m0.bit_count(), m1.bit_count(), m2.bit_count(), m3.bit_count())]
+    lens = (m0.bit_count(), m1.bit_count(), m2.bit_count(), m3.bit_count())
+    entry = _SHAPES.get(lens)
+    fixed, top_two, spades, lp, short = entry if entry is not None else _shape_entry(lens)  # (not 13 cards)
     t0, t1, t2, t3 = _TABLE[m0], _TABLE[m1], _TABLE[m2], _TABLE[m3]
     p = _PACKED[m0] + _PACKED[m1] + _PACKED[m2] + _PACKED[m3]
     hcp = p & 0xFF
