@@ -208,8 +208,9 @@ def _hands(rng: random.Random, k: int):
 
 
 def test_call_test_matches_the_plain_evaluation(bidder):
-    """On 400 auctions and 50 hands each (20,000 hands): the compiled test's call is the reference's, and every
-    candidate call's ``makes`` (and the meaning predicate the sampler calls) says yes exactly for that call."""
+    """On 400 auctions and 50 hands each (20,000 hands): the compiled test's call is the reference's, every
+    candidate call's ``makes`` (and the meaning predicate the sampler calls) says yes exactly for that call, and the
+    rules' call alone (``choose`` without alternatives: the compiled test) is the one found with them."""
     rng = random.Random(3636)
     checked = 0
     for a, vul in _auctions(bidder, rng, 400):
@@ -227,6 +228,11 @@ def test_call_test_matches_the_plain_evaluation(bidder):
             for call, m in zip(offered, meanings):
                 assert test.makes(hand.bits, call) == (call == want), (str(a), str(hand), str(call))
                 assert m(hand) == (call == want)
+            if checked % 5 == 0:  # the call alone (the compiled test) and with its alternatives (every 'when')
+                alone, full = bidder.choose(hand, a, vul, alternatives=False), bidder.choose(hand, a, vul)
+                assert alone.call == want
+                assert (alone.rule_id, alone.explanation, alone.alert, alone.force) == \
+                    (full.rule_id, full.explanation, full.alert, full.force)
             checked += 1
     assert checked == 20000
 

@@ -497,6 +497,11 @@ class Bidder:
         dealer = auction.dealer
         parity = (int(dealer) + len(calls)) & 1
         cands = self.candidates(dealer, calls, vul, parity)
+        if not alternatives and deadline is None:
+            # the call alone (a projected auction, a robot's rules-only call): the compiled test finds its candidate
+            c = cands[self.call_test(dealer, calls, vul, parity).first_index(hand.bits)]
+            spec = c.rule.spec
+            return BidChoice(c.call, spec.id, c.explanation(), spec.alert, spec.force, ())
         env = self._env(hand, dealer, calls, vul, parity)
         hcp_bit = 1 << env["hcp"]
         chosen = None
@@ -848,8 +853,11 @@ class CallTest:
 
     def first(self, bits: int) -> Call:
         """The call the hand whose 52-bit mask is ``bits`` makes here."""
-        call = self._run(self.steps, bits)
-        return PASS if call is None else call  # (the synthetic pass closes every list: always found)
+        return self.steps[self.first_index(bits)][0]
+
+    def first_index(self, bits: int) -> int:
+        """The index (among the auction's candidates) of the candidate that hand's call comes from."""
+        return self._run(self.steps, bits)  # (the synthetic pass closes every list: always found)
 
     def makes(self, bits: int, call: Call) -> bool:
         """Whether that hand makes ``call`` here."""
@@ -857,28 +865,30 @@ class CallTest:
         if steps is None:
             last = max((i for i, st in enumerate(self.steps) if st[0] == call), default=-1)
             steps = self._upto[call] = self.steps[:last + 1]
-        return self._run(steps, bits) == call
+        i = self._run(steps, bits)
+        return i >= 0 and steps[i][0] == call
 
-    def _run(self, steps: tuple, bits: int) -> Call | None:
+    def _run(self, steps: tuple, bits: int) -> int:
+        """The index of the first of ``steps`` (a prefix of the candidates) that holds for the hand, -1 if none."""
         hcp, c, d, h, s = hcp_and_lengths(bits)
         env = None
-        for call, code, bindings, hlo, hhi, lens, claim, rule in steps:
+        for i, (call, code, bindings, hlo, hhi, lens, claim, rule) in enumerate(steps):
             if code is None:
-                return call
+                return i
             if hcp < hlo or hcp > hhi:
                 continue
             if lens is not None and not (lens[0] <= c <= lens[1] and lens[2] <= d <= lens[3]
                                          and lens[4] <= h <= lens[5] and lens[6] <= s <= lens[7]):
                 continue
             if claim >> hcp & 1:
-                return call
+                return i
             if env is None:
                 env = features_into(self.base.copy(), bits)
             if bindings:
                 env.update(bindings)
             if _eval(rule, code, env, "when"):
-                return call
-        return None
+                return i
+        return -1
 
 
 # --- picklable exact predicate --------------------------------------------------------------------------------------
