@@ -499,7 +499,7 @@ class Bidder:
         cands = self.candidates(dealer, calls, vul, parity)
         if not alternatives and deadline is None:
             # the call alone (a projected auction, a robot's rules-only call): the compiled test finds its candidate
-            c = cands[self.call_test(dealer, calls, vul, parity).first_index(hand.bits)]
+            c = cands[self.call_test(dealer, calls, vul, parity).first_index(hand.bits, shared=True)]
             spec = c.rule.spec
             return BidChoice(c.call, spec.id, c.explanation(), spec.alert, spec.force, ())
         env = self._env(hand, dealer, calls, vul, parity)
@@ -839,15 +839,8 @@ class CallTest:
         self.base = base
         steps = []
         for c in cands:
-            rule = c.rule
-            if rule.trivial_when:
-                steps.append((c.call, None, (), 0, 37, None, 0, rule))
-                continue
-            (hlo, hhi), ls = c.rule_ranges
-            lens = tuple(x for r in ls for x in r)
-            if lens == (0, 13) * 4:
-                lens = None
-            steps.append((c.call, rule.when_code, c.bindings, hlo, hhi, lens, _hcp_claim(rule), rule))
+            rest = c.rule.memo.get(("step", c.bindings))  # (an auction is compiled once, a rule met in many)
+            steps.append((c.call,) + (rest if rest is not None else _step(c)))
         self.steps = tuple(steps)
         self._upto: dict[Call, tuple] = {}  # call -> the steps up to its last producer (a few calls per auction)
 
@@ -855,9 +848,11 @@ class CallTest:
         """The call the hand whose 52-bit mask is ``bits`` makes here."""
         return self.steps[self.first_index(bits)][0]
 
-    def first_index(self, bits: int) -> int:
-        """The index (among the auction's candidates) of the candidate that hand's call comes from."""
-        return self._run(self.steps, bits)  # (the synthetic pass closes every list: always found)
+    def first_index(self, bits: int, shared: bool = False) -> int:
+        """The index (among the auction's candidates) of the candidate that hand's call comes from. ``shared``: take
+        the hand's features from the interpreter's cache of recent hands (a projected auction bids the same four
+        hands again and again; the sampler's hands are new, and would only crowd it)."""
+        return self._run(self.steps, bits, shared)  # (the synthetic pass closes every list: always found)
 
     def makes(self, bits: int, call: Call) -> bool:
         """Whether that hand makes ``call`` here."""
@@ -865,10 +860,10 @@ class CallTest:
         if steps is None:
             last = max((i for i, st in enumerate(self.steps) if st[0] == call), default=-1)
             steps = self._upto[call] = self.steps[:last + 1]
-        i = self._run(steps, bits)
+        i = self._run(steps, bits, False)
         return i >= 0 and steps[i][0] == call
 
-    def _run(self, steps: tuple, bits: int) -> int:
+    def _run(self, steps: tuple, bits: int, shared: bool) -> int:
         """The index of the first of ``steps`` (a prefix of the candidates) that holds for the hand, -1 if none."""
         hcp, c, d, h, s = hcp_and_lengths(bits)
         env = None
@@ -883,12 +878,29 @@ class CallTest:
             if claim >> hcp & 1:
                 return i
             if env is None:
-                env = features_into(self.base.copy(), bits)
+                if shared:
+                    env = self.base.copy()
+                    env.update(_hand_features(bits))
+                else:
+                    env = features_into(self.base.copy(), bits)
             if bindings:
                 env.update(bindings)
             if _eval(rule, code, env, "when"):
                 return i
         return -1
+
+
+def _step(c: Candidate) -> tuple:
+    """What ``CallTest`` needs of a candidate but its call: (its ``when`` compiled or None when always true, its
+    bindings, HCP hull, length hulls as 8 bounds or None when there are none, HCP claim, rule), kept by the rule."""
+    rule = c.rule
+    if rule.trivial_when:
+        return _remember(rule, ("step", c.bindings), (None, (), 0, 37, None, 0, rule))
+    (hlo, hhi), ls = c.rule_ranges
+    lens = tuple(x for r in ls for x in r)
+    if lens == (0, 13) * 4:
+        lens = None
+    return _remember(rule, ("step", c.bindings), (rule.when_code, c.bindings, hlo, hhi, lens, _hcp_claim(rule), rule))
 
 
 # --- picklable exact predicate --------------------------------------------------------------------------------------
