@@ -8,7 +8,14 @@ included: what a loaded machine does not inflate) with the ratio B / A, the wall
 differs from A's (the price of any shortcut B takes). By default A is the simulation as it was (every world solved,
 ``sequential = false``) and B the current settings.
 
+``--ref DIR`` compares code instead of settings: A is the checkout at ``DIR`` (its own ``.venv``), B this one, each
+deciding in a worker process of its own (``DIR/.venv/bin/python`` running this file against ``DIR``'s package), the
+same decisions in the order A, B, B, A, A, B, B, A ... so that load and warm-up fall on both alike; without
+``--a``/``--b`` both use their current default settings. ``--dump FILE`` writes every decision's calls (JSON lines)
+for a comparison across runs.
+
     .venv/bin/python bench/borel_cost.py [--decisions 150] [--seed 11] [--b KEY=VALUE ...] [--a KEY=VALUE ...]
+    .venv/bin/python bench/borel_cost.py --ref /path/to/other/checkout [--decisions 60] [--seed 12]
 
 Ends with ``RESULT decisions=.. cpu_a=.. cpu_b=.. ratio=.. wall_a=.. wall_b=.. differ=..``.
 """
@@ -17,7 +24,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -67,45 +77,130 @@ def parse(pairs: list[str]) -> dict:
     return out
 
 
+def decide(bidder: BorelBidder, view: SeatView, seed: int, k: int) -> tuple[str, float, float, dict]:
+    """Decision ``k``: (call, CPU s, wall s, stages), its worlds seeded from ``seed`` and ``k``, no deadline."""
+    rng = random.Random(seed * 7919 + k)
+    c0, w0 = time.process_time(), time.perf_counter()
+    call = bidder.choose(view, rng, None, 1e9).call
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    return str(call), cpu, wall, dict(bidder.last.stages)
+
+
+def serve(args) -> None:
+    """Worker of ``--ref``: the decisions of ``--seed``, decided one per line of stdin (its index), each answered by
+    one line of JSON on stdout."""
+    base = dataclasses.asdict(BorelSettings(enabled=True))
+    bidder = BorelBidder(load_system(SYSTEM).bidder(), BorelSettings(**{**base, **parse(args.settings)}))
+    views = decisions(args.decisions, args.seed, bidder)
+    print(json.dumps({"decisions": len(views), "auctions": [f"{v.seat.letter} after {v.auction}" for v in views]}),
+          flush=True)
+    for line in sys.stdin:
+        k = int(line)
+        call, cpu, wall, stages = decide(bidder, views[k], args.seed, k)
+        print(json.dumps({"k": k, "call": call, "cpu": cpu, "wall": wall, "stages": stages}), flush=True)
+
+
+class Worker:
+    """A ``serve`` process running the code of the checkout at ``root`` (with its own virtual environment)."""
+
+    def __init__(self, root: Path, settings: list[str], n: int, seed: int) -> None:
+        py = root / ".venv" / "bin" / "python"
+        if not py.exists():
+            sys.exit(f"error: {py} not found: --ref needs a checkout with its .venv built (make build)")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        self.proc = subprocess.Popen(
+            [str(py), str(Path(__file__).resolve()), "--serve", "--decisions", str(n), "--seed", str(seed),
+             "--settings", *settings], cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.head = json.loads(self.proc.stdout.readline())
+
+    def decide(self, k: int) -> dict:
+        self.proc.stdin.write(f"{k}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            sys.exit(f"error: the worker stopped (exit code {self.proc.wait()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--decisions", type=int, default=150)
     ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--a", nargs="*", default=["sequential=false"], help="configuration A: BorelSettings KEY=VALUE")
+    ap.add_argument("--a", nargs="*", default=None,
+                    help="configuration A: BorelSettings KEY=VALUE (default: sequential=false; with --ref: none)")
     ap.add_argument("--b", nargs="*", default=[], help="configuration B (default: the current settings)")
+    ap.add_argument("--ref", type=Path, default=None,
+                    help="A is the code of the checkout at this directory (run with its own .venv), B this code")
+    ap.add_argument("--dump", type=Path, default=None, help="write every decision's calls here (JSON lines)")
     ap.add_argument("--quick", action="store_true", help="30 decisions")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--settings", nargs="*", default=[], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.serve:
+        return serve(args)
     n = 30 if args.quick else args.decisions
-    base = dataclasses.asdict(BorelSettings(enabled=True))
-    bidder = load_system(SYSTEM).bidder()
-    a = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.a)}))
-    b = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.b)}))
-    views = decisions(n, args.seed, a)
-    print(f"{len(views)} decisions to weigh (seed {args.seed}); A: {args.a or 'defaults'}, B: {args.b or 'defaults'}",
-          flush=True)
+    a_set = args.a if args.a is not None else ([] if args.ref else ["sequential=false"])
+    parse(a_set), parse(args.b)  # (bad keys fail here, before any work)
+    if args.ref is not None:
+        workers = {"a": Worker(args.ref.resolve(), a_set, n, args.seed), "b": Worker(ROOT, args.b, n, args.seed)}
+        if workers["a"].head != workers["b"].head:
+            sys.exit("error: the two checkouts do not find the same decisions (their rules bid differently)")
+        auctions = workers["b"].head["auctions"]
+        deciders = {name: (lambda k, w=w: w.decide(k)) for name, w in workers.items()}
+        print(f"{len(auctions)} decisions to weigh (seed {args.seed}); A: the code at {args.ref} "
+              f"({a_set or 'defaults'}), B: this code ({args.b or 'defaults'})", flush=True)
+    else:
+        base = dataclasses.asdict(BorelSettings(enabled=True))
+        bidder = load_system(SYSTEM).bidder()
+        a = BorelBidder(bidder, BorelSettings(**{**base, **parse(a_set)}))
+        b = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.b)}))
+        views = decisions(n, args.seed, a)
+        auctions = [f"{v.seat.letter} after {v.auction}" for v in views]
+
+        def local(bd):
+            def run(k):
+                call, cpu, wall, stages = decide(bd, views[k], args.seed, k)
+                return {"call": call, "cpu": cpu, "wall": wall, "stages": stages}
+            return run
+
+        deciders = {"a": local(a), "b": local(b)}
+        print(f"{len(views)} decisions to weigh (seed {args.seed}); A: {a_set or 'defaults'}, "
+              f"B: {args.b or 'defaults'}", flush=True)
     cpu = {"a": 0.0, "b": 0.0}
     wall = {"a": 0.0, "b": 0.0}
     stages: dict[str, dict[str, float]] = {"a": {}, "b": {}}
     differ = 0
-    for k, view in enumerate(views):
+    dump = args.dump.open("w") if args.dump else None
+    for k in range(len(auctions)):
         calls = {}
-        for name, bidder in (("a", a), ("b", b)) if k % 2 == 0 else (("b", b), ("a", a)):
-            rng = random.Random(args.seed * 7919 + k)
-            c0, w0 = time.process_time(), time.perf_counter()
-            calls[name] = bidder.choose(view, rng, None, 1e9).call
-            cpu[name] += time.process_time() - c0
-            wall[name] += time.perf_counter() - w0
-            for st, v in bidder.last.stages.items():
+        # A B, B A, A B ...: whichever runs second in a pair runs first in the next
+        for name in ("a", "b") if k % 2 == 0 else ("b", "a"):
+            r = deciders[name](k)
+            calls[name] = r["call"]
+            cpu[name] += r["cpu"]
+            wall[name] += r["wall"]
+            for st, v in r["stages"].items():
                 stages[name][st] = stages[name].get(st, 0.0) + v
         differ += calls["a"] != calls["b"]
+        if dump:
+            dump.write(json.dumps({"k": k, "auction": auctions[k], "a": calls["a"], "b": calls["b"]}) + "\n")
         if (k + 1) % 25 == 0:
             print(f"  {k + 1}: cpu A {cpu['a'] / (k + 1):.3f} s, B {cpu['b'] / (k + 1):.3f} s per decision", flush=True)
-    m = max(1, len(views))
+    if dump:
+        dump.close()
+    if args.ref is not None:
+        for w in workers.values():
+            w.close()
+    m = max(1, len(auctions))
     for name in ("a", "b"):
         print(f"{name.upper()}: {cpu[name] / m:.3f} CPU-s, {wall[name] / m:.3f} wall-s per decision; stages (wall): "
               + ", ".join(f"{st} {v / m:.3f}" for st, v in sorted(stages[name].items())))
-    print(f"calls that differ: {differ} of {len(views)}")
-    print(f"RESULT decisions={len(views)} cpu_a={cpu['a'] / m:.4f} cpu_b={cpu['b'] / m:.4f} "
+    print(f"calls that differ: {differ} of {len(auctions)}")
+    print(f"RESULT decisions={len(auctions)} cpu_a={cpu['a'] / m:.4f} cpu_b={cpu['b'] / m:.4f} "
           f"ratio={cpu['b'] / max(1e-9, cpu['a']):.3f} wall_a={wall['a'] / m:.4f} wall_b={wall['b'] / m:.4f} "
           f"differ={differ}")
 

@@ -22,7 +22,7 @@ from ..cards import BridgeError, Hand, Seat, Vul
 from ..sampling import SeatConstraints
 from ..scoring import GAME_LEVEL
 
-from .features import features_of
+from .features import features_into, features_of, hcp_and_lengths
 from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges,
                     hcp_sufficient, possible_with, strength_range)
 
@@ -181,6 +181,7 @@ class Bidder:
         self._readings: dict = {}
         self._states: dict = {}
         self._envs: dict = {}  # auction -> the rules' namespace without the hand (constants, state, builtins)
+        self._tests: dict = {}  # auction -> its candidates compiled into the exact call test (``CallTest``)
         # Warm the one-off lazy structures (catch-all rule, legality table) so the first real call is not slower.
         self.candidates(Seat.NORTH, (), Vul.NONE, 0)
         for system in {id(self.system): self.system, id(self.opponents): self.opponents}.values():
@@ -496,6 +497,11 @@ class Bidder:
         dealer = auction.dealer
         parity = (int(dealer) + len(calls)) & 1
         cands = self.candidates(dealer, calls, vul, parity)
+        if not alternatives and deadline is None:
+            # the call alone (a projected auction, a robot's rules-only call): the compiled test finds its candidate
+            c = cands[self.call_test(dealer, calls, vul, parity).first_index(hand.bits, shared=True)]
+            spec = c.rule.spec
+            return BidChoice(c.call, spec.id, c.explanation(), spec.alert, spec.force, ())
         env = self._env(hand, dealer, calls, vul, parity)
         hcp_bit = 1 << env["hcp"]
         chosen = None
@@ -533,11 +539,19 @@ class Bidder:
 
     def first_call(self, hand: Hand, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> Call:
         """The exact meaning test: the call of the first candidate whose ``when`` holds for ``hand``."""
-        env = self._env(hand, dealer, calls, vul, our_parity)
-        for c in self.candidates(dealer, calls, vul, our_parity):
-            if c.rule.trivial_when or _holds(c, env):
-                return c.call
-        return PASS  # pragma: no cover - unreachable, the synthetic pass always holds
+        return self.call_test(dealer, calls, vul, our_parity).first(hand.bits)
+
+    def call_test(self, dealer: Seat, calls: tuple[Call, ...], vul: Vul, our_parity: int) -> "CallTest":
+        """The candidates after ``calls`` compiled for the exact meaning test (``CallTest``), once per auction."""
+        key = (int(dealer), calls, int(vul), our_parity)
+        t = self._tests.get(key)
+        if t is None:
+            t = CallTest(self.candidates(dealer, calls, vul, our_parity),
+                         self._auction_env(dealer, calls, vul, our_parity))
+            if len(self._tests) > _CACHE_LIMIT:
+                self._tests.clear()
+            self._tests[key] = t
+        return t
 
     # --- meanings ------------------------------------------------------------------------------------------------
     def meaning_of(self, auction: Auction, index: int, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
@@ -799,6 +813,96 @@ def _bidder_of(system: CompiledSystem, opponents: CompiledSystem) -> Bidder:
     return system.bidder(None if opponents == system else opponents)
 
 
+# --- the exact call test ---------------------------------------------------------------------------------------------
+
+class CallTest:
+    """One auction's candidates compiled for the exact call test: the call of the first candidate whose ``when``
+    holds for a hand, worked out the way ``Bidder.choose`` does (candidates in order, each ``when`` evaluated in the
+    auction's namespace with the hand's features) but skipping whatever cannot change the answer:
+
+    * a candidate whose HCP and suit-length hulls (``rules.extract_ranges``: a superset of the hands its ``when``
+      accepts) exclude the hand cannot hold: skipped without evaluating it;
+    * a candidate that takes the hand's HCP on strength alone (``rules.hcp_sufficient``: a subset) holds: taken
+      without evaluating it;
+    * "does the hand make call X" stops after the last candidate that makes X (none later can);
+    * the hand's features are worked out only when a ``when`` has to be evaluated.
+
+    Every shortcut is exact, so the answer is the plain evaluation's (a skipped candidate's suit bindings are not
+    set in the namespace either: no later ``when`` reads them, since the loader makes every ``when`` read only the
+    variables its own pattern or free variable binds). Built by ``Bidder.call_test``, owned by the bidder's bounded
+    cache and by the meanings (``CallMeaning``) that use it.
+    """
+
+    __slots__ = ("steps", "base", "_upto")
+
+    def __init__(self, cands: tuple[Candidate, ...], base: dict) -> None:
+        self.base = base
+        steps = []
+        for c in cands:
+            rest = c.rule.memo.get(("step", c.bindings))  # (an auction is compiled once, a rule met in many)
+            steps.append((c.call,) + (rest if rest is not None else _step(c)))
+        self.steps = tuple(steps)
+        self._upto: dict[Call, tuple] = {}  # call -> the steps up to its last producer (a few calls per auction)
+
+    def first(self, bits: int) -> Call:
+        """The call the hand whose 52-bit mask is ``bits`` makes here."""
+        return self.steps[self.first_index(bits)][0]
+
+    def first_index(self, bits: int, shared: bool = False) -> int:
+        """The index (among the auction's candidates) of the candidate that hand's call comes from. ``shared``: take
+        the hand's features from the interpreter's cache of recent hands (a projected auction bids the same four
+        hands again and again; the sampler's hands are new, and would only crowd it)."""
+        return self._run(self.steps, bits, shared)  # (the synthetic pass closes every list: always found)
+
+    def makes(self, bits: int, call: Call) -> bool:
+        """Whether that hand makes ``call`` here."""
+        steps = self._upto.get(call)
+        if steps is None:
+            last = max((i for i, st in enumerate(self.steps) if st[0] == call), default=-1)
+            steps = self._upto[call] = self.steps[:last + 1]
+        i = self._run(steps, bits, False)
+        return i >= 0 and steps[i][0] == call
+
+    def _run(self, steps: tuple, bits: int, shared: bool) -> int:
+        """The index of the first of ``steps`` (a prefix of the candidates) that holds for the hand, -1 if none."""
+        hcp, c, d, h, s = hcp_and_lengths(bits)
+        env = None
+        for i, (call, code, bindings, hlo, hhi, lens, claim, rule) in enumerate(steps):
+            if code is None:
+                return i
+            if hcp < hlo or hcp > hhi:
+                continue
+            if lens is not None and not (lens[0] <= c <= lens[1] and lens[2] <= d <= lens[3]
+                                         and lens[4] <= h <= lens[5] and lens[6] <= s <= lens[7]):
+                continue
+            if claim >> hcp & 1:
+                return i
+            if env is None:
+                if shared:
+                    env = self.base.copy()
+                    env.update(_hand_features(bits))
+                else:
+                    env = features_into(self.base.copy(), bits)
+            if bindings:
+                env.update(bindings)
+            if _eval(rule, code, env, "when"):
+                return i
+        return -1
+
+
+def _step(c: Candidate) -> tuple:
+    """What ``CallTest`` needs of a candidate but its call: (its ``when`` compiled or None when always true, its
+    bindings, HCP hull, length hulls as 8 bounds or None when there are none, HCP claim, rule), kept by the rule."""
+    rule = c.rule
+    if rule.trivial_when:
+        return _remember(rule, ("step", c.bindings), (None, (), 0, 37, None, 0, rule))
+    (hlo, hhi), ls = c.rule_ranges
+    lens = tuple(x for r in ls for x in r)
+    if lens == (0, 13) * 4:
+        lens = None
+    return _remember(rule, ("step", c.bindings), (rule.when_code, c.bindings, hlo, hhi, lens, _hcp_claim(rule), rule))
+
+
 # --- picklable exact predicate --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -824,11 +928,18 @@ class CallMeaning:
         b = self.bidder
         if b is None:
             raise BiddingSystemError(f"the meaning of {self.call} was made without a bidder to test it")
-        parsed = self.__dict__.get("_parsed")
-        if parsed is None:  # (once per meaning: the sampler calls it for every candidate hand)
-            parsed = (tuple(Call.parse(c) for c in self.calls), Call.parse(self.call))
-            object.__setattr__(self, "_parsed", parsed)
-        return b.first_call(hand, Seat(self.dealer), parsed[0], Vul(self.vul), self.parity) == parsed[1]
+        test = self.__dict__.get("_test")
+        if test is None:  # (once per meaning: the sampler calls it for every candidate hand)
+            calls = tuple(Call.parse(c) for c in self.calls)
+            test = (b.call_test(Seat(self.dealer), calls, Vul(self.vul), self.parity), Call.parse(self.call))
+            object.__setattr__(self, "_test", test)
+        return test[0].makes(hand.bits, test[1])
+
+    def __getstate__(self):
+        # the compiled test holds code objects (not picklable) and is rebuilt from the bidder on first use
+        state = dict(self.__dict__)
+        state.pop("_test", None)
+        return state
 
     def describe(self) -> str:
         if not self.denies:

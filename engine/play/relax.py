@@ -50,7 +50,8 @@ RUNG_CANDIDATES = 200_000
 #: Calls of the exact call predicates a rung may make when a later rung could still be tried: spent, the rung ends
 #: as at its deadline (its worlds kept when they are ENOUGH_WORLDS of those asked for). The candidate cap alone let a
 #: rung make ~200,000 of them (~60 us each: a self-play opening lead spent 12 s there, and overran the 60 s hard
-#: limit on a starved machine); 50,000 is about three seconds of one core. A count, for the same reason as the cap.
+#: limit on a starved machine); 50,000 was about three seconds of one core, and is under one since the tests are
+#: compiled (~15 us each). A count, for the same reason as the cap (and kept: it decides which rung deals the worlds).
 RUNG_CHECKS = 50_000
 
 
