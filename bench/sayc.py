@@ -11,7 +11,7 @@ explicit vector and the derived subtests of it, ``parent_id``); a fixed hash of 
 the roots in the held-out part (338 of 987 records), the rest is the tuning part. Every figure is printed for the whole file, the tuning part and the
 held-out part. ``--show`` prints misses of the tuning part only: rules are never tuned on the held-out part.
 
-    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE] [--rules FILE]
+    .venv/bin/python bench/sayc.py [--quick] [--show CATEGORY] [--out FILE] [--rules FILE] [--simulate]
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ def main() -> None:
     ap.add_argument("--show", default="", help="print the misses of this category ('all' for every one)")
     ap.add_argument("--rules", default="", help="rule file (.toml, or git:REV: bench/rules.py) to use instead of "
                     "the packaged sayc")
+    ap.add_argument("--simulate", action="store_true",
+                    help="answer as the robot does, simulating close calls (not reproducible: each call has a deadline); "
+                         "without it the rules alone answer, which is what the file checks")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "sayc_results.jsonl")
     args = ap.parse_args()
     if not args.data.is_file():
@@ -70,7 +73,7 @@ def main() -> None:
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch"]
+        [sys.executable, "-m", "squeeze.robot.cli", "bid", "--batch", "--simulate" if args.simulate else "--no-simulate"]
         + (["--system", rules_file] if rules_file else []),
         input=payload, capture_output=True, text=True,
         cwd=ROOT,
