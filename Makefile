@@ -30,8 +30,10 @@ run: build
 test-tools:
 	bash tests/install-test-tools.sh
 
-# The whole suite, tests/docker included (SQUEEZE_DOCKER_TESTS=0 leaves that part out, on purpose only).
+# Lint first (ruff: the rules in pyproject.toml, bugs not style), then the whole suite, tests/docker included
+# (SQUEEZE_DOCKER_TESTS=0 leaves that part out, on purpose only).
 test: build test-tools
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -q -p no:cacheprovider
 
 # The image and the compose match on a real Docker daemon: Docker from Debian's packages and a daemon started when

@@ -300,15 +300,17 @@ def test_self_consistency_2000_deals(bidder):
 
 
 def test_rules_only_call_under_10ms(bidder):
+    # The bidder's own CPU time (this thread's clock): what a call costs, not how long a loaded machine kept it
+    # waiting for a core (wall time failed this test at a load of 8 on 2 cores).
     rng = random.Random(11)
     times = []
     for _ in range(150):
         d = Deal.random(rng)
         a = Auction(Seat(rng.randrange(4)))
         while not a.is_complete:
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             ch = bidder.choose(d[a.next_seat], a, Vul.NONE)
-            times.append(time.perf_counter() - t0)
+            times.append(time.thread_time() - t0)
             a = a.then(ch.call)
     times.sort()
     assert sum(times) / len(times) < 0.010

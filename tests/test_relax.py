@@ -220,7 +220,7 @@ def test_random_auctions_by_systemless_robots_always_get_a_legal_card_in_time(or
         view = SeatView.from_play(play, play.declarer if mover == play.dummy else mover, auction=auction,
                                   board=seed)
         player = Player(PlayerParams(play=settings, seed=seed), oracle=oracle, systems=load_system)
-        d, _elapsed, late = timed(lambda deadline: player.play(view, deadline=deadline), 1.0)
+        d, _elapsed, late = timed(lambda deadline, player=player, view=view: player.play(view, deadline=deadline), 1.0)
         worst = max(worst, late)
         assert d.card in play.legal_cards(), (seed, str(auction), d)
         relaxed += "set aside)" in d.reason

@@ -131,7 +131,6 @@ def test_trump_split_under_length_constraints_matches_exact_counts():
     w = ws.sample(20000, 5)
     unseen = ALL_CARDS & ~(NORTH.bits | SOUTH.bits)
     u = _unseen_by_suit(unseen)
-    known_c = (NORTH.length(Suit.CLUBS), SOUTH.length(Suit.CLUBS))
 
     def ok(shape):  # shape = West's unseen counts by Suit
         east_clubs = u[0] - shape[0]
@@ -250,7 +249,6 @@ def test_every_admissible_layout_equally_likely_two_seats_partial_exclusions():
     deal, known = _small_setup(21, (0, 5, 0, 5))
     unseen = ALL_CARDS & ~(known[0] | known[1] | known[2] | known[3])
     cards = [i for i in range(52) if unseen >> i & 1]
-    e = deal[Seat.EAST]
     # East cannot hold two of the cards West really has; West's HCP bound from the real deal.
     w_cards = [c for c in cards if deal[Seat.WEST].bits >> c & 1]
     cons = [

@@ -705,12 +705,11 @@ def _facts(calls: tuple[Call, ...]) -> tuple[bool, Call | None, frozenset[Call]]
     """(auction over?, last bid, legal calls now) for a legal call sequence, without building an ``Auction``."""
     n = len(calls)
     last = None
-    last_i = -1
     act_i = -1  # index of the last non-pass call
     dbl = 0
     for i, c in enumerate(calls):
         if c.index >= 3:
-            last, last_i, dbl = c, i, 0
+            last, dbl = c, 0
         elif c.index == 1:
             dbl = 1
         elif c.index == 2:
@@ -867,7 +866,7 @@ class CallTest:
         """The index of the first of ``steps`` (a prefix of the candidates) that holds for the hand, -1 if none."""
         hcp, c, d, h, s = hcp_and_lengths(bits)
         env = None
-        for i, (call, code, bindings, hlo, hhi, lens, claim, rule) in enumerate(steps):
+        for i, (_call, code, bindings, hlo, hhi, lens, claim, rule) in enumerate(steps):
             if code is None:
                 return i
             if hcp < hlo or hcp > hhi:

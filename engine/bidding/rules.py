@@ -370,8 +370,8 @@ def hcp_sufficient(tree: ast.Expression) -> int:
             for side, op, k in links:
                 if not (isinstance(side, ast.Name) and side.id == "hcp"):
                     return 0
-                ok = {ast.GtE: lambda h: h >= k, ast.Gt: lambda h: h > k, ast.LtE: lambda h: h <= k,
-                      ast.Lt: lambda h: h < k, ast.Eq: lambda h: h == k}[type(op)]
+                ok = {ast.GtE: lambda h, k=k: h >= k, ast.Gt: lambda h, k=k: h > k, ast.LtE: lambda h, k=k: h <= k,
+                      ast.Lt: lambda h, k=k: h < k, ast.Eq: lambda h, k=k: h == k}[type(op)]
                 out &= sum(1 << h for h in range(38) if ok(h))
             return out
         return 0
@@ -598,7 +598,7 @@ class CompiledSystem:
                 items.extend(self._fixed.get(k, ()))
             items.sort(key=lambda it: (it[0], it[1]))
             r = []
-            for rank, _j, rule, pat in items:
+            for _rank, _j, rule, pat in items:
                 if r and r[-1][0] is rule:
                     r[-1] = (rule, r[-1][1] + (pat,))
                 else:
