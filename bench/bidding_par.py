@@ -50,6 +50,8 @@ from squeeze.engine.scoring import GAME_LEVEL, imps, par, score  # noqa: E402
 sys.path.insert(0, str(ROOT / "bench"))
 from rules import FIRST_WAVE, load_rules  # noqa: E402
 
+from squeeze.engine.bidding import Bidder  # noqa: E402
+
 CACHE = ROOT / "bench" / "out" / "dd_tables.jsonl"
 
 
@@ -135,7 +137,7 @@ class Tally:
 
 
 def bid_all(name: str, rules: str, boards, tabs) -> Tally:
-    bidder = load_rules(rules).bidder()
+    bidder = Bidder.of(load_rules(rules))
     tally = Tally(name)
     for (board, d, dealer, vul), t in zip(boards, tabs):
         a = Auction(dealer)

@@ -38,7 +38,9 @@ from squeeze.engine.auction import Auction
 from squeeze.engine.cards import Deal, Hand, Seat, Vul
 try:  # this checkout: the configuration loads the system
     from squeeze.config.bidding import load_system
-    bidder = load_system("sayc").bidder()
+    from squeeze.engine.bidding import Bidder
+    system = load_system("sayc")
+    bidder = Bidder.of(system) if hasattr(Bidder, "of") else system.bidder()  # (before Bidder.of: the system's)
 except ImportError:  # older trees: the engine loaded it
     from squeeze.engine.bidding import get_bidder
     bidder = get_bidder("sayc")

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from squeeze.config.bidding import load_system  # noqa: E402
+from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings  # noqa: E402
 from squeeze.engine.cards import Deal, Seat, Vul  # noqa: E402
@@ -57,7 +58,7 @@ _W: dict = {}  # per worker process: the bidders, the solver and the DD cache
 
 
 def _init(settings: dict, seconds: float) -> None:
-    _W["rules"] = load_system(SYSTEM).bidder()
+    _W["rules"] = Bidder.of(load_system(SYSTEM))
     _W["borel"] = BorelBidder(_W["rules"], BorelSettings(**settings))
     _W["seconds"] = seconds
     _W["cache"] = load_cache()

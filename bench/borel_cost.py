@@ -39,15 +39,22 @@ from bidding_par import deal_of  # noqa: E402  (the same seeded deals)
 
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.config.bidding import load_system  # noqa: E402
+from squeeze.engine.bidding import Bidder  # noqa: E402
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
 
 SYSTEM = "sayc"
 
 
+
+def rules_bidder():
+    """The rules' bidder of SYSTEM, in this checkout or in a ``--ref`` checkout from before ``Bidder.of``."""
+    system = load_system(SYSTEM)
+    return Bidder.of(system) if hasattr(Bidder, "of") else system.bidder()
+
 def decisions(n: int, seed: int, probe: BorelBidder) -> list[SeatView]:
     """The first ``n`` decisions of the rules' auctions on ``seed``'s deals that the simulation would weigh."""
-    rules = load_system(SYSTEM).bidder()
+    rules = rules_bidder()
     out: list[SeatView] = []
     i = 0
     while len(out) < n:
@@ -90,7 +97,7 @@ def serve(args) -> None:
     """Worker of ``--ref``: the decisions of ``--seed``, decided one per line of stdin (its index), each answered by
     one line of JSON on stdout."""
     base = dataclasses.asdict(BorelSettings(enabled=True))
-    bidder = BorelBidder(load_system(SYSTEM).bidder(), BorelSettings(**{**base, **parse(args.settings)}))
+    bidder = BorelBidder(rules_bidder(), BorelSettings(**{**base, **parse(args.settings)}))
     views = decisions(args.decisions, args.seed, bidder)
     print(json.dumps({"decisions": len(views), "auctions": [f"{v.seat.letter} after {v.auction}" for v in views]}),
           flush=True)
@@ -155,7 +162,7 @@ def main() -> None:
               f"({a_set or 'defaults'}), B: this code ({args.b or 'defaults'})", flush=True)
     else:
         base = dataclasses.asdict(BorelSettings(enabled=True))
-        bidder = load_system(SYSTEM).bidder()
+        bidder = rules_bidder()
         a = BorelBidder(bidder, BorelSettings(**{**base, **parse(a_set)}))
         b = BorelBidder(bidder, BorelSettings(**{**base, **parse(args.b)}))
         views = decisions(n, args.seed, a)

@@ -52,7 +52,7 @@ def slow_bidder(folder: Path) -> Bidder:
     path = folder / "slow.toml"
     path.write_text('[system]\nname = "slow"\n' + "".join(
         f'[[rule]]\nid = "slow.{i}"\ncontext = ""\ncall = "1C"\n{rule}' for i in range(600)))
-    return load_system(path).bidder()
+    return Bidder.of(load_system(path))
 
 
 def main(argv=None) -> int:

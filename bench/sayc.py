@@ -146,9 +146,10 @@ def main() -> None:
     # to that budget.
     sys.path.insert(0, str(ROOT))
     from squeeze.engine.auction import Auction
+    from squeeze.engine.bidding import Bidder
     from squeeze.engine.cards import Hand, Seat, Vul
 
-    bidder = system.bidder()
+    bidder = Bidder.of(system)
     times = []
     for r in recs:
         h = Hand.parse(r["hand"])

@@ -78,14 +78,14 @@ class Player:
     @property
     def bidder(self) -> Bidder:
         """The rules of our system (and the opponents'), loaded on first use; shared with every player of the
-        process that bids the same systems (``CompiledSystem.bidder``)."""
+        process that bids the same systems (``Bidder.of``)."""
         if self._bidder is None:
             if self.systems is None:
                 raise BridgeError(f"no loader for the bidding system {self.params.system!r}: give the Player "
                                   "systems= (squeeze.config.bidding.load_system reads the packaged systems)")
             ours = self.systems(self.params.system)
             opp = self.params.opponents_system
-            self._bidder = ours.bidder(self.systems(opp) if opp is not None else None)
+            self._bidder = Bidder.of(ours, self.systems(opp) if opp is not None else None)
         return self._bidder
 
     def _rng(self, view: SeatView, step: int) -> random.Random:

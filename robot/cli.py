@@ -528,6 +528,7 @@ def bid(
 ) -> None:
     """Choose a call for one hand and auction and say why; or answer JSON lines with --batch."""
     from squeeze.config.bidding import BiddingSystemError, load_system
+    from squeeze.engine.bidding import Bidder
     from squeeze.engine.bidding.requests import answer_record, parse_request
     from squeeze.engine.cards import BridgeError
     from squeeze.robot.logs import log_decision
@@ -535,7 +536,7 @@ def bid(
     params = _engine_params(settings)
     try:
         opponents = params.opponents_system
-        bidder = load_system(params.system).bidder(load_system(opponents) if opponents is not None else None)
+        bidder = Bidder.of(load_system(params.system), load_system(opponents) if opponents is not None else None)
     except BiddingSystemError as e:
         fail(str(e))
     player = None

@@ -281,8 +281,9 @@ def _reader(system: str):
     """The system's reading of an auction (``None`` when the system cannot be loaded: no readings then)."""
     try:
         from squeeze.config.bidding import load_system
+        from squeeze.engine.bidding import Bidder
 
-        return load_system(system).bidder(None).explain_calls
+        return Bidder.of(load_system(system), None).explain_calls
     except Exception as exc:  # (a missing system file: the table's explanations still show)
         _log.warning("play_web.no_system", system=system, error=str(exc))
         return None

@@ -17,6 +17,7 @@ import pytest
 
 from squeeze.engine.auction import Auction
 from squeeze.config.bidding import load_system
+from squeeze.engine.bidding import Bidder
 from squeeze.engine.cards import Deal, Seat, dealer_for_board, vul_for_board
 from squeeze.engine.play.card_player import PlaySettings
 from squeeze.engine.bidding.borel import BorelSettings
@@ -38,7 +39,7 @@ TEAMS = {Seat.NORTH: "Squeeze", Seat.SOUTH: "Squeeze", Seat.EAST: "Rivals", Seat
 
 def contested_boards(n: int, seed: int = 1) -> list[BoardRecord]:
     """``n`` boards that our bidder does not pass out (so every seat is declarer, dummy or defender)."""
-    rng, bidder, out = random.Random(seed), load_system("sayc").bidder(), []
+    rng, bidder, out = random.Random(seed), Bidder.of(load_system("sayc")), []
     while len(out) < n:
         number = len(out) + 1
         deal, dealer, vul = Deal.random(rng), dealer_for_board(number), vul_for_board(number)

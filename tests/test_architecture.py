@@ -144,8 +144,6 @@ def test_card_play_modules_import_down_their_order():
     assert layer_violations(_graph(), "squeeze.engine.play", PLAY_LEVELS) == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine/bidding/rules.py imports the interpreter (CompiledSystem.bidder, "
-                                       "lazily, and under TYPE_CHECKING): rules and interpreter import each other")
 def test_bidding_modules_import_down_their_order():
     units = {p.stem for p in (ROOT / "engine" / "bidding").glob("*.py")} - {"__init__"}
     assert units == set().union(*BIDDING_LEVELS)

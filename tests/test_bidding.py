@@ -21,7 +21,7 @@ from squeeze.robot.cli import app
 
 @pytest.fixture(scope="module")
 def bidder() -> Bidder:
-    return load_system(str(system_file("sayc"))).bidder()
+    return Bidder.of(load_system(str(system_file("sayc"))))
 
 
 def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: str = "N") -> str:
@@ -86,7 +86,7 @@ def test_the_configuration_compiles_a_system_once_and_sees_a_changed_file(tmp_pa
     p.write_bytes(system_file("sayc").read_bytes())
     first = load_system(p)
     assert load_system(str(p)) is first  # the same text: the same compiled system (and its bidders' caches)
-    assert first.bidder() is first.bidder() and first.digest == system_digest(p)
+    assert Bidder.of(first) is Bidder.of(first) and first.digest == system_digest(p)
     p.write_bytes(p.read_bytes() + b"\n# one more line\n")
     again = load_system(p)
     assert again is not first and again != first and again.digest == system_digest(p)
@@ -389,7 +389,7 @@ def test_any_legal_auction_gets_a_legal_explained_call(bidder):
 def test_rule_that_fails_at_run_time_names_itself(tmp_path):
     p = tmp_path / "broken.toml"
     p.write_text('[[rule]]\nid = "bad.index"\ncontext = ""\ncall = "1C"\nwhen = "ln(7) > 2"\nexplain = "x"\n')
-    b = load_system(p).bidder()
+    b = Bidder.of(load_system(p))
     with pytest.raises(BiddingSystemError, match="rule bad.index: evaluating 'when' failed"):
         b.choose(Hand.parse("AK94.T82.K73.AQ5"), Auction(Seat.NORTH))
 
@@ -636,7 +636,7 @@ def _auctions(bidder: Bidder, seed: int, deals: int = 60):
 def test_every_alternative_is_a_rule_the_hand_satisfies_and_a_player_would_name(seed):
     from squeeze.engine.bidding.interpreter import _holds, _offered
 
-    b = load_system("sayc").bidder()
+    b = Bidder.of(load_system("sayc"))
     for hand, a, vul in _auctions(b, seed, deals=8):
         ch = b.choose(hand, a, vul)
         calls = tuple(a.calls)

@@ -8,6 +8,7 @@ import pytest
 
 from squeeze.config.settings import engine_params, load_settings
 from squeeze.config.bidding import load_system
+from squeeze.engine.bidding import Bidder
 from squeeze.engine.auction import PASS, Auction, Call
 from squeeze.engine.bidding.borel import BorelBidder, BorelSettings
 from squeeze.engine.cards import Hand, Seat, Vul
@@ -23,14 +24,14 @@ def _view(hand: str, calls: str, vul: Vul = Vul.BOTH, dealer: Seat = Seat.NORTH)
 
 @pytest.fixture(scope="module")
 def borel() -> BorelBidder:
-    return BorelBidder(load_system("sayc").bidder(), BorelSettings(enabled=True, worlds=24, min_worlds=12))
+    return BorelBidder(Bidder.of(load_system("sayc")), BorelSettings(enabled=True, worlds=24, min_worlds=12))
 
 
 def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     # Partner's limit raise (an invitation with a fit) and opener's 13 HCP with a six-card suit and a singleton:
     # the rules count points and pass; the worlds say the vulnerable game is worth bidding.
     view = _view("AQ9543.K5.QJ54.3", "1S P 3S P")
-    rules = load_system("sayc").bidder().choose(view.hand, view.auction, view.vul, alternatives=False)
+    rules = Bidder.of(load_system("sayc")).choose(view.hand, view.auction, view.vul, alternatives=False)
     assert rules.call == PASS
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     report = borel.last
@@ -58,20 +59,20 @@ def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
 def test_a_forcing_rule_is_never_overruled(borel):
     # A new suit by responder is forcing: whatever the worlds might say, the call is the rules' and nothing is dealt.
     view = _view("AQT94.KQ5.A52.32", "1S P 2S P")
-    rules = load_system("sayc").bidder().choose(view.hand, view.auction, view.vul, alternatives=False)
+    rules = Bidder.of(load_system("sayc")).choose(view.hand, view.auction, view.vul, alternatives=False)
     assert rules.force in ("forcing", "game_forcing")
     choice = borel.choose(view, random.Random(1), None, seconds=120)
     assert choice.call == rules.call and not borel.last.simulated
     assert "forcing" in borel.last.why_not
     # an invitation is left to partner (who knows his hand): not overruled either
     invite = _view("QJ32.J652.AJ7.T2", "1N P 2C P 2H P", Vul.NONE)
-    rules = load_system("sayc").bidder().choose(invite.hand, invite.auction, invite.vul, alternatives=False)
+    rules = Bidder.of(load_system("sayc")).choose(invite.hand, invite.auction, invite.vul, alternatives=False)
     assert rules.force == "invitational"
     assert borel.choose(invite, random.Random(1), None, seconds=120).call == rules.call
     assert not borel.last.simulated and "invitation" in borel.last.why_not
     # forced by partner's new suit: pass is never one of the calls weighed
     forced = _view("AKJ95.K54.A52.32", "1S P 2H P")
-    got = load_system("sayc").bidder().choose(forced.hand, forced.auction, forced.vul)
+    got = Bidder.of(load_system("sayc")).choose(forced.hand, forced.auction, forced.vul)
     cands, _why = borel.options(forced, got)
     assert PASS not in cands
 

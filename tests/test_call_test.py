@@ -170,7 +170,7 @@ def _ref_first_call(b: Bidder, hand: Hand, dealer: Seat, calls: tuple, vul: Vul,
 
 @pytest.fixture(scope="module")
 def bidder() -> Bidder:
-    return load_system("sayc").bidder()
+    return Bidder.of(load_system("sayc"))
 
 
 def _auctions(bidder: Bidder, rng: random.Random, n: int):

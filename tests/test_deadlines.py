@@ -190,7 +190,7 @@ def slow_bidder(tmp_path_factory) -> Bidder:
     rule = 'when = "sum(1 for x in range(250000 + hcp)) < 0"\nexplain = "never"\n'
     path.write_text('[system]\nname = "slow"\n' + "".join(
         f'[[rule]]\nid = "slow.{i}"\ncontext = ""\ncall = "1C"\n{rule}' for i in range(600)))
-    return load_system(path).bidder()
+    return Bidder.of(load_system(path))
 
 
 @pytest.mark.parametrize("budget", BUDGETS)

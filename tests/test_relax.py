@@ -15,6 +15,7 @@ import pytest
 
 from squeeze.engine.auction import PASS, Auction
 from squeeze.config.bidding import load_system
+from squeeze.engine.bidding import Bidder
 from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Hand, Seat, Suit
 from squeeze.engine.play.card_player import PlaySettings
@@ -46,7 +47,7 @@ def oracle() -> EngineDDOracle:
 def test_the_stall_gets_a_legal_card_within_its_budget_and_says_what_it_relaxed(oracle):
     view = stall_view()
     assert view.decider == Seat.EAST and STALL_AUCTION.contract.declarer == Seat.EAST
-    cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
+    cons = Bidder.of(load_system("sayc")).explain_auction(STALL_AUCTION, viewpoint=Seat.EAST)
     WorldSampler(view.known_cards(), view.constraints(cons))  # no cheap bound refutes it: only dealing can tell
     player = Player(oracle=oracle, systems=load_system)
     d, _elapsed, late = timed(lambda deadline: player.play(view, deadline=deadline), 1.0)
@@ -87,7 +88,7 @@ async def test_a_seat_logs_what_its_engine_relaxed():
 
 def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
     deal = STALL_DEAL
-    cons = load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.NORTH)
+    cons = Bidder.of(load_system("sayc")).explain_auction(STALL_AUCTION, viewpoint=Seat.NORTH)
     # South's opening lead: North (partner) and both opponents are hidden
     lead = SeatView(Seat.SOUTH, deal[Seat.SOUTH], STALL_AUCTION)
     ladder = rungs(lead, cons)
@@ -103,7 +104,7 @@ def test_the_ladder_drops_the_opponents_then_partner_and_never_a_seen_hand():
     assert set(ladder[2].base) == {Seat.NORTH} and ladder[3].base == {}
     # declarer after the lead: partner is dummy, seen; only the opponents' calls are left to drop
     east = stall_view()
-    ladder = rungs(east, load_system("sayc").bidder().explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
+    ladder = rungs(east, Bidder.of(load_system("sayc")).explain_auction(STALL_AUCTION, viewpoint=Seat.EAST))
     assert [r.dropped for r in ladder] == ["", "exact call tests", "opponents' bidding"]
     assert set(ladder[0].base) == {Seat.NORTH, Seat.SOUTH} and ladder[2].base == {}
 

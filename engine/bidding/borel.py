@@ -156,7 +156,7 @@ class BorelBidder:
                  core: str | None = None) -> None:
         self.settings = settings or BorelSettings(enabled=True)
         self.ours: Bidder = ours
-        self.theirs: Bidder = ours.opponents.bidder(ours.system)
+        self.theirs: Bidder = Bidder.of(ours.opponents, ours.system)
         self._solver = solver
         self._core = core  # the build of the search to run (``PlaySettings.solver_core``), set with the solver
         self.counts = {"decisions": 0, "simulated": 0, "overrides": 0, "seconds": 0.0, "cut_short": 0}

@@ -163,6 +163,10 @@ def _cheapest_level(last: Call | None, strain: int) -> int:
     return last.level if strain > last.strain else last.level + 1
 
 
+#: Bidders a system keeps (one per opponents' system it was asked for): a process meets one or two.
+_MAX_BIDDERS = 8
+
+
 class Bidder:
     """A system for our side (and one for the opponents, by default the same), with per-auction caches.
 
@@ -190,6 +194,19 @@ class Bidder:
             for n in range(0, 20):
                 for lead in range(0, min(n, 4) + 1):
                     system.applicable(n, lead)
+
+    @classmethod
+    def of(cls, system: CompiledSystem, opponents: CompiledSystem | None = None) -> "Bidder":
+        """The ``Bidder`` of ``system`` against ``opponents`` (``None``: the same system), made on first use and kept
+        with the system, so that every player of a process that bids it shares its caches of auctions read."""
+        key = system if opponents is None else opponents
+        with system.bidders_lock:
+            b = system.bidders.get(key)
+            if b is None:
+                if len(system.bidders) >= _MAX_BIDDERS:
+                    system.bidders.clear()
+                b = system.bidders[key] = cls(system, opponents)
+        return b
 
     @property
     def names(self) -> tuple[str, str]:
@@ -809,7 +826,7 @@ def _default_pass_rule() -> CompiledRule:
 
 
 def _bidder_of(system: CompiledSystem, opponents: CompiledSystem) -> Bidder:
-    return system.bidder(None if opponents == system else opponents)
+    return Bidder.of(system, None if opponents == system else opponents)
 
 
 # --- the exact call test ---------------------------------------------------------------------------------------------

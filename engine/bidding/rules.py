@@ -46,16 +46,13 @@ import re
 import threading
 import tomllib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..cards import BridgeError
 
 from .features import FEATURE_NAMES, FUNCTION_NAMES
-
-if TYPE_CHECKING:
-    from .interpreter import Bidder
 
 __all__ = ["BiddingSystemError", "RuleSpec", "SystemSpec", "CompiledRule", "CompiledSystem", "parse_system",
            "encode", "hcp_sufficient"]
@@ -551,10 +548,6 @@ class CompiledRule:
         return self.spec.id
 
 
-#: Bidders a system keeps (one per opponents' system it was asked for): a process meets one or two.
-_MAX_BIDDERS = 8
-
-
 @dataclass(eq=False)
 class CompiledSystem:
     """A bidding system ready to bid: its rules compiled, in the order a hand tries them. ``source`` is the TOML
@@ -570,8 +563,10 @@ class CompiledSystem:
     digest: str = ""
 
     def __post_init__(self) -> None:
-        self._bidders: dict[CompiledSystem, Bidder] = {}
-        self._bidders_lock = threading.Lock()
+        # The Bidders made of this system, one per opponents' system (``interpreter.Bidder.of`` fills it): kept with
+        # the system so that every player of a process bidding it shares their caches of auctions read.
+        self.bidders: dict[CompiledSystem, object] = {}
+        self.bidders_lock = threading.Lock()
         self._by_shape: dict[tuple[int, int], list[tuple[CompiledRule, tuple]]] = {}
         # Index of (rank, rule, pattern) by the pattern's fixed length (None: variable length), built once.
         self._fixed: dict[int, list] = {}
@@ -611,20 +606,6 @@ class CompiledSystem:
             if r.id == rule_id:
                 return r
         raise KeyError(rule_id)
-
-    def bidder(self, opponents: CompiledSystem | None = None) -> Bidder:
-        """The ``Bidder`` of this system against ``opponents`` (``None``: this system), made on first use and kept
-        here, so that every player of a process that bids this system shares its caches of auctions read."""
-        from .interpreter import Bidder  # (the interpreter builds on this module)
-
-        key = self if opponents is None else opponents
-        with self._bidders_lock:
-            b = self._bidders.get(key)
-            if b is None:
-                if len(self._bidders) >= _MAX_BIDDERS:
-                    self._bidders.clear()
-                b = self._bidders[key] = Bidder(self, opponents)
-        return b
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompiledSystem):
