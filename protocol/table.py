@@ -289,6 +289,25 @@ class TableMachine:
             info.conn = None
         self._events.append(PlayerLeft(connection=connection, seat=seat))
 
+    def name_teams(self, ns_team: Optional[str], ew_team: Optional[str]) -> None:
+        """Name the sides nobody has named yet (``None``: leave it). The manager of a team match calls it when a team
+        sits in another room, so that an ``ANYPL`` player of that team is seated on its own side here too.
+
+        Raises:
+            LocalProtocolError: a side already has another team, or both sides would have the same one.
+        """
+        teams = list(self.teams)
+        for side, team in enumerate((ns_team, ew_team)):
+            if team is None:
+                continue
+            team = m.validate_team_name(team)
+            if teams[side] is not None and teams[side] != team:
+                raise LocalProtocolError(f"{('N/S', 'E/W')[side]} is team {teams[side]!r} here, not {team!r}")
+            teams[side] = team
+        if teams[0] is not None and teams[0] == teams[1]:
+            raise LocalProtocolError(f"the two teams need different names, both are {teams[0]!r}")
+        self.teams = teams
+
     def restart_board(self) -> list[Outbound]:
         """Start the current board again (operator's choice, or a reconnect): ``Start of board`` to all four.
 

@@ -416,6 +416,25 @@ def test_responder_with_opening_values_does_not_pass_a_minimum_rebid(bidder):
     assert str(ch.call) == "4H" and ch.rule_id == "val.game_major_fit"
 
 
+def test_a_freak_pulls_partners_values_double(bidder):
+    # A board against BEN: 1C (2NT unusual) X (4H) P P X P, opener void in hearts with seven clubs: 4HX made where
+    # 5C makes. The double counted on a defence this hand does not have.
+    a = Auction.parse("1C 2N X 4H P P X P", "S")
+    ch = bidder.choose(Hand.parse("JT4..KQ7.KJ98432"), a, Vul.NONE)
+    assert str(ch.call) == "5C" and ch.rule_id == "pen.values_x.pull"
+    # two small hearts and the same clubs: the double stands
+    assert bidder.choose(Hand.parse("JT.42.KQ7.KJ98432"), a, Vul.NONE).call.is_pass
+
+
+def test_a_big_takeout_double_bids_again_when_opener_doubles_the_answer(bidder):
+    # A board against BEN: 1D X P 1S X, the doubler with 17 HCP and five spades passed (2H by them, where 4S makes).
+    # Opener's double takes no room: the doubler rebids as over a pass, and a minimum double still passes.
+    for rhos in ("P", "X"):
+        a = Auction.parse(f"1D X P 1S {rhos}", "E")
+        assert str(bidder.choose(Hand.parse("KQJ84.AJ5.98.AQ4"), a, Vul.BOTH).call) == "2S", rhos
+        assert bidder.choose(Hand.parse("KQ84.AJ53.98.Q84"), a, Vul.BOTH).call.is_pass, rhos
+
+
 def test_opener_accepts_a_2nt_invitation_with_the_top_of_his_1nt_rebid(bidder):
     a = Auction.parse("1D P 1S P 1N P 2N P")
     assert str(bidder.choose(Hand.parse("KT6.A832.KT63.A8"), a, Vul.NONE).call) == "3N"   # 14: accepts

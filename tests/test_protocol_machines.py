@@ -309,3 +309,16 @@ def test_a_room_on_the_board_line_shows_protocol_19_too():
 def test_an_unknown_explanations_mode_is_refused():
     with pytest.raises(ValueError, match="explanations must be one of auto, on, off"):
         ClientMachine("RoboA", Seat.NORTH, explanations="sometimes")
+
+
+def test_name_teams_fills_unnamed_sides_and_refuses_a_contradiction():
+    t = TableMachine(ns_team="A")
+    t.name_teams("A", "B")  # N/S again the same team, E/W newly named
+    assert t.teams == ["A", "B"]
+    t.name_teams(None, None)
+    assert t.teams == ["A", "B"]
+    with pytest.raises(LocalProtocolError, match="not 'C'"):
+        t.name_teams("C", None)
+    with pytest.raises(LocalProtocolError, match="different names"):
+        TableMachine().name_teams("A", "A")
+    assert t.teams == ["A", "B"]  # a refused call changes nothing

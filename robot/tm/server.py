@@ -60,7 +60,7 @@ from squeeze.config.settings import TableManagerSettings
 from squeeze.engine.cards import Seat
 from squeeze.engine.record import BoardRecord
 from squeeze.protocol import messages as m
-from squeeze.protocol.errors import ProtocolError
+from squeeze.protocol.errors import LocalProtocolError, ProtocolError
 from squeeze.protocol.framing import LineBuffer
 from squeeze.protocol.table import (
     BoardFinished, BoardStarted, CallRelayed, CardRelayed, Outbound, PlayerLeft, PlayerSeated, SessionEnded, TableMachine,
@@ -568,6 +568,13 @@ class TableManager:
                 if match.teams[role] is None:
                     match.teams[role] = ev.team
                     self._stored(self.store.set_teams, match.name, *match.teams)
+                    # the match's other rooms learn the team's side there (room_teams swaps them): an ANYPL player
+                    # of this team who comes to one of them is seated on that side, not on the first free one
+                    for i, other in enumerate(match.tables):
+                        try:
+                            other.machine.name_teams(*routing.room_teams(match.teams, i))
+                        except LocalProtocolError as exc:  # (cannot happen: a side follows from room and seat)
+                            other.log.warning("tm.teams_disagree", error=str(exc))
                 table.log.info("tm.seated", conn=conn.id, seat=ev.seat.letter, team=ev.team, rejoined=ev.rejoined)
             elif isinstance(ev, PlayerLeft):
                 table.log.info("tm.left", conn=ev.connection, seat=ev.seat.letter)
