@@ -435,6 +435,22 @@ def test_a_big_takeout_double_bids_again_when_opener_doubles_the_answer(bidder):
         assert bidder.choose(Hand.parse("KQ84.AJ53.98.Q84"), a, Vul.BOTH).call.is_pass, rhos
 
 
+def test_quantitative_4nt_after_stayman_is_read_as_quantitative(bidder):
+    # No fit after Stayman: 4NT invites 6NT (it was read as Blackwood, and opener answered his aces).
+    a = Auction.parse("1N P 2C P 2D P", "N")
+    assert bidder.choose(Hand.parse("KJ53.A4.KQ52.K73"), a, Vul.NONE).rule_id == "nt.stay.4n"
+    a = a.then("4N").then("P")
+    assert str(bidder.choose(Hand.parse("AQ8.Q42.AK5.K742"), a, Vul.NONE).call) == "6N"   # 17: accepts
+    assert bidder.choose(Hand.parse("AQ8.Q42.Q95.KJ42"), a, Vul.NONE).call.is_pass       # 15: declines
+    # over 2NT too (a board against BEN: 11 HCP opposite 20-21 bid 3NT after Stayman, BEN reached 6NT)
+    a = Auction.parse("2N P 3C P 3D P", "N")
+    assert str(bidder.choose(Hand.parse("AK42.954.752.A53"), a, Vul.NONE).call) == "4N"
+    assert str(bidder.choose(Hand.parse("AK42.954.K52.A53"), a, Vul.NONE).call) == "6N"
+    # after a major, 13 without a fit bids the slam; 4NT there stays Blackwood (responder may hold support)
+    a = Auction.parse("2N P 3C P 3H P", "N")
+    assert str(bidder.choose(Hand.parse("AK42.95.K752.A53"), a, Vul.NONE).call) == "6N"
+
+
 def test_opener_accepts_a_2nt_invitation_with_the_top_of_his_1nt_rebid(bidder):
     a = Auction.parse("1D P 1S P 1N P 2N P")
     assert str(bidder.choose(Hand.parse("KT6.A832.KT63.A8"), a, Vul.NONE).call) == "3N"   # 14: accepts
