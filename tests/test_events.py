@@ -320,11 +320,11 @@ async def test_a_broker_killed_mid_board_neither_stops_nor_slows_the_table_and_p
     finally:
         mosquitto.stop()
 
-    # the table did not wait for the broker: within 10 % of the same boards with no events at all, plus a quarter
-    # second for the broker's restart (a process started on this machine's two cores while the table plays).  A
-    # table held up by the broker would lose at least `timeout_seconds` (1 s) per wait; the run that made the
-    # allowance needed came out 10.5 % slower with no wait at all (1.64 s against 1.49 s, CI on 2026-11-25).
-    assert troubled <= 1.10 * baseline + 0.25, (troubled, baseline)
+    # The table did not wait for the broker. A table held up by it loses `timeout_seconds` (1 s) at every event
+    # published while the broker is down (dozens: boards 2 to 4), many seconds in all; the bound leaves room for
+    # a loaded machine instead, where the same boards with no events at all vary by a third from run to run (seen:
+    # 3.30 s against 2.34 s with two long benchmarks beside the suite on 2 cores, no wait in the log).
+    assert troubled <= 1.5 * baseline + 1.0, (troubled, baseline)
     records = stored(tmp_path / "troubled")
     assert [r.board for r in records] == list(range(1, BOARDS + 1))
     # the drops are counted and reported, the reconnection happened
