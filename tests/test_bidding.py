@@ -688,3 +688,37 @@ def test_every_alternative_is_a_rule_the_hand_satisfies_and_a_player_would_name(
             assert cands.index(c) > [x.rule.id for x in cands].index(ch.rule_id)  # tried after the call made
             assert text == c.explanation() and str(call) not in listed
             listed.append(str(call))
+
+
+def test_a_forcing_rule_never_makes_a_bid_partner_reads_as_weak(bidder):
+    # A board against BEN: 1D 1H 1N 2C, responder with 13 HCP meant a game-forcing new suit; the 2C an earlier rule
+    # gives the weak five-four hand, so opener passed (2C made 10 tricks, 3NT by them). A bid is read by its first
+    # rule: the game-forcing hand bids 3NT, and the weak two-suiter still bids 2C.
+    a = Auction.parse("P 1D P 1H P 1N P", "E")
+    ch = bidder.choose(Hand.parse("T93.KQJ5.AK.T952"), a, Vul.NS)
+    assert str(ch.call) == "3N", ch
+    weak = bidder.choose(Hand.parse("T9.KQJ54.43.Q952"), a, Vul.NS)
+    assert str(weak.call) == "2C" and weak.force == "none", weak
+    after = a.then(weak.call)
+    reading = bidder.readings(after.dealer, tuple(after.calls), Vul.NS, 1)[-1]
+    assert reading.candidate.rule.id == weak.rule_id and reading.force == "none", reading
+
+
+def test_no_call_is_made_by_a_forcing_rule_after_a_non_forcing_rule_of_the_same_call(bidder):
+    # The property behind the test above, over the auctions of many seeded deals: whenever the chosen rule is
+    # forcing, the first rule that makes its call (the one partner reads it by) is forcing too.
+    b = bidder
+    checked = 0
+    for seed in range(150):
+        d = Deal.random(seed)
+        a = Auction(Seat(seed % 4))
+        while not a.is_complete:
+            ch = b.choose(d[a.next_seat], a, Vul.NONE, alternatives=False)
+            if ch.force in ("forcing", "game_forcing") and ch.call.is_bid:
+                parity = (int(a.dealer) + len(a.calls)) & 1
+                cands = b.candidates(a.dealer, tuple(a.calls), Vul.NONE, parity)
+                first = next(c for c in cands if c.call == ch.call and not c.rule.id.startswith("__"))
+                assert first.rule.spec.force in ("forcing", "game_forcing"), (a, ch, first.rule.id)
+                checked += 1
+            a = a.then(ch.call)
+    assert checked > 20

@@ -447,6 +447,7 @@ class Bidder:
                 and all(ln is not None for ln in c.rule.pattern_lens)
                 and not any(pat.fullmatch(alt) for pat, _names in c.rule.patterns) for c in out):
             out = _match(applicable, text, alt, last, legal, env)
+        out = _unmisread(out)
         out.append(Candidate(_default_pass_rule(), (), PASS))
         if st["trapped"]:
             out = _escape_guard(out, st["stuck"])
@@ -653,6 +654,29 @@ _ESCAPE_NOTE = (" [escape guard: a pass would leave our side doubled in a strain
 _TRAPPED_NOTE = (" [escape guard: a pass would leave the opponents redoubled after our takeout double, so every "
                  "natural bid is tried first]")
 _NO_ESCAPE_NOTE = " [escape guard: no natural bid fits this hand]"
+
+
+_FORCING = ("forcing", "game_forcing")
+
+
+def _unmisread(cands: list[Candidate]) -> list[Candidate]:
+    """The candidates without a forcing rule whose bid an earlier rule already gives a meaning partner may pass.
+
+    Partner reads a call by the first rule that makes it (``readings``): when that rule is not forcing (a weak
+    second suit, an invitation, a sign-off), a later rule that makes the same bid as forcing is a bid partner drops.
+    ``1D 1H 1N 2C`` is the weak five-four hand, not a game-forcing new suit: a game-forcing hand goes on to the
+    rules after it (3NT, a jump) instead of bidding into a pass. Rules read at the same place share the order, so
+    ``choose``, the call tests and the readings all see the same list."""
+    first: dict[Call, str] = {}
+    out: list[Candidate] = []
+    for c in cands:
+        if c.call.is_bid:
+            force = c.rule.spec.force
+            prior = first.setdefault(c.call, force)
+            if force in _FORCING and prior not in _FORCING:
+                continue
+        out.append(c)
+    return out
 
 
 def _escape_guard(cands: list[Candidate], stuck: bool) -> list[Candidate]:
