@@ -26,7 +26,11 @@ deals in the same run (default ``git:494ee73``, the packaged sayc.toml of SAYC's
 IMPs lost. Double-dummy tables are cached in ``bench/out/dd_tables.jsonl`` (keyed by the deal), so only the first
 run of a seed pays for the solving (about 0.2 s a deal, on ``--threads`` threads).
 
+``--ablate GUARD`` bids the baseline with the same rules and one of the interpreter's guards switched off instead:
+what that guard is worth on these deals.
+
     .venv/bin/python bench/bidding_par.py [--deals 1000] [--seed 1] [--quick] [--rules FILE] [--baseline FILE|none]
+                                          [--ablate unmisread]
 """
 
 from __future__ import annotations
@@ -136,8 +140,25 @@ class Tally:
     rows: list = field(default_factory=list)
 
 
-def bid_all(name: str, rules: str, boards, tabs) -> Tally:
-    bidder = Bidder.of(load_rules(rules))
+#: Interpreter guards ``--ablate`` can switch off for the baseline: the name and the module function that applies it.
+GUARDS = {"unmisread": "_unmisread"}
+
+
+def bid_all(name: str, rules: str, boards, tabs, ablate: str | None = None) -> Tally:
+    if ablate is None:
+        return _bid_all(name, Bidder.of(load_rules(rules)), boards, tabs)
+    from squeeze.engine.bidding import interpreter
+
+    attr = GUARDS[ablate]
+    saved = getattr(interpreter, attr)
+    setattr(interpreter, attr, lambda cands: cands)  # the guard off, for a bidder of its own (fresh caches)
+    try:
+        return _bid_all(name, Bidder(load_rules(rules)), boards, tabs)
+    finally:
+        setattr(interpreter, attr, saved)
+
+
+def _bid_all(name: str, bidder: Bidder, boards, tabs) -> Tally:
     tally = Tally(name)
     for (board, d, dealer, vul), t in zip(boards, tabs):
         a = Auction(dealer)
@@ -254,6 +275,9 @@ def main() -> None:
     ap.add_argument("--rules", default="sayc", help="rule file (.toml), packaged system name or git:REV")
     ap.add_argument("--baseline", default=FIRST_WAVE, help="rule file bid on the same deals (as --rules); 'none' to "
                     "skip")
+    ap.add_argument("--ablate", choices=sorted(GUARDS), default=None, help="the baseline is the same rules bid with "
+                    "this interpreter guard off (unmisread: a forcing rule may make a bid partner reads as "
+                    "non-forcing); replaces --baseline")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--worst", type=int, default=20)
     ap.add_argument("--oracle-odds", type=float, default=0.5, help="the (HCP, fits) oracle bids game from these odds")
@@ -267,8 +291,10 @@ def main() -> None:
     print(f"  for scale: an oracle of each side's combined HCP and fits, bidding game at {args.oracle_odds:.0%} odds, misses "
           f"{oracle_missed:.1%} of the DD-game sides (and {oracle_failed:.1%} of its games fail)")
     base = None
-    if args.baseline.lower() != "none":
-        base_t = bid_all(f"baseline {Path(args.baseline).name}", args.baseline, boards, tabs)
+    if args.ablate is not None or args.baseline.lower() != "none":
+        base_t = (bid_all(f"without {args.ablate}", args.rules, boards, tabs, ablate=args.ablate)
+                  if args.ablate is not None else
+                  bid_all(f"baseline {Path(args.baseline).name}", args.baseline, boards, tabs))
         base = report(base_t)
         from squeeze.engine.stats import mean_se
 

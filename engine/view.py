@@ -25,7 +25,8 @@ class SeatView:
     """What ``seat`` knows of a board. ``board`` only seeds decisions.
 
     ``auction`` may be ``None`` for a play problem given by its ``contract`` alone (``squeeze play``); otherwise
-    the contract is the auction's. ``dummy`` is dummy's original hand, known once the opening lead is made (it is
+    the contract is the auction's. ``alerted`` holds the indices of the auction's calls the table marked alerted
+    (an opponent's alerted call our system reads as natural is their convention: ``Bidder.explain_auction``). ``dummy`` is dummy's original hand, known once the opening lead is made (it is
     ignored before, and for dummy itself, whose own hand is ``hand``). Building a view replays the cards and checks
     them against every hand the seat can see: a view that contradicts itself raises ``BridgeError``.
     """
@@ -38,12 +39,17 @@ class SeatView:
     dummy: Optional[Hand] = None
     board: int = 0
     contract: Optional[Contract] = None
+    alerted: frozenset[int] = frozenset()
     _play: Optional[PublicPlay] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         s = object.__setattr__
         if len(self.hand) != 13:
             raise BridgeError(f"{self.seat.title}'s hand must have 13 cards, got {len(self.hand)}")
+        s(self, "alerted", frozenset(self.alerted))
+        n_calls = len(self.auction.calls) if self.auction is not None else 0
+        if any(not 0 <= i < n_calls for i in self.alerted):
+            raise BridgeError(f"alerted calls {sorted(self.alerted)} are not all calls of the auction ({n_calls} calls)")
         s(self, "cards", tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.cards))
         if self.auction is not None:
             if self.contract is not None and self.auction.is_complete and self.contract != self.auction.contract:
@@ -79,7 +85,7 @@ class SeatView:
         """What ``seat`` sees of ``play`` (whose whole deal is known to the caller, e.g. a self-play table)."""
         dummy = play.deal[play.dummy] if play.cards and seat != play.dummy else None
         return cls(seat, play.deal[seat], auction, vul, play.cards, dummy, board,
-                   None if auction is not None else play.contract, play.public)
+                   None if auction is not None else play.contract, _play=play.public)
 
     def then(self, card: Card | str) -> "SeatView":
         """The view after the next card (checked against the hands the seat sees: ``IllegalCardError``)."""

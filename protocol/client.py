@@ -187,6 +187,7 @@ class ClientMachine:
         self.vul: Optional[Vul] = None
         self.hand: Optional[Hand] = None  #: our 13 cards as dealt
         self.auction: Optional[Auction] = None
+        self._alerted: frozenset[int] = frozenset()  # indices of the board's calls that came alerted
         self.contract: Optional[Contract] = None
         self.declarer: Optional[Seat] = None
         self.dummy: Optional[Seat] = None
@@ -243,7 +244,8 @@ class ClientMachine:
             return self._view
         if self.hand is None or self.auction is None:
             raise LocalProtocolError(f"no board under way ({self.phase.value})")
-        return SeatView(self.seat, self.hand, self.auction, self.vul or Vul.NONE, board=self.board or 0)
+        return SeatView(self.seat, self.hand, self.auction, self.vul or Vul.NONE, board=self.board or 0,
+                        alerted=self._alerted)
 
     # --- output ----------------------------------------------------------------------------------------------
     def lines_to_send(self) -> list[str]:
@@ -423,6 +425,7 @@ class ClientMachine:
             raise self._unexpected(line, f"these are {msg.seat.title}'s cards, we are {self.seat.title}")
         self.hand = msg.hand
         self.auction = Auction(self.dealer)
+        self._alerted = frozenset()
         self.phase = ClientPhase.AUCTION
         events: list[ClientEvent] = [HandReceived(seat=msg.seat, hand=msg.hand)]
         self._next_in_auction(events)
@@ -436,6 +439,8 @@ class ClientMachine:
         except IllegalCallError as exc:
             raise RemoteProtocolError(f"illegal call from {msg.seat.title}: {exc}: {excerpt(line)}", line=line) from None
         self.auction = auction
+        if msg.alert:
+            self._alerted = self._alerted | {len(auction.calls) - 1}
         events: list[ClientEvent] = [
             CallReceived(seat=msg.seat, call=msg.call, alert=msg.alert, explanation=msg.explanation)
         ]
@@ -613,7 +618,8 @@ class ClientMachine:
                 self._finish_board(events)
                 return
             self.contract, self.declarer, self.dummy = contract, contract.declarer, contract.declarer.partner
-            self._view = SeatView(self.seat, self.hand, a, self.vul or Vul.NONE, board=self.board or 0)
+            self._view = SeatView(self.seat, self.hand, a, self.vul or Vul.NONE, board=self.board or 0,
+                                  alerted=self._alerted)
             self.phase = ClientPhase.PLAY
             events.append(AuctionComplete(auction=a, contract=contract, declarer=self.declarer, dummy=self.dummy))
             self._next_in_play(events)

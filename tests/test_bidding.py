@@ -722,3 +722,21 @@ def test_no_call_is_made_by_a_forcing_rule_after_a_non_forcing_rule_of_the_same_
                 checked += 1
             a = a.then(ch.call)
     assert checked > 20
+
+
+def test_an_opponents_alerted_natural_looking_bid_tells_the_sampler_nothing(bidder):
+    # A board against BEN: 1C 1H X 1S!, the 1S a transfer (a limit raise in hearts). Read as natural it put spades
+    # with West in every world our North dealt. Alerted and natural by our reading: their convention, unknown.
+    a = Auction.parse("1C 1H X 1S", "N")
+    plain = bidder.explain_auction(a, Vul.NONE, viewpoint=Seat.NORTH)
+    assert plain[Seat.WEST].lengths[3][0] >= 4  # natural: four or more spades
+    alerted = bidder.explain_auction(a, Vul.NONE, viewpoint=Seat.NORTH, alerted=frozenset({3}))
+    assert alerted[Seat.WEST] == type(plain[Seat.WEST])()  # nothing known of West
+    assert alerted[Seat.EAST] == plain[Seat.EAST] and alerted[Seat.SOUTH] == plain[Seat.SOUTH]
+    assert bidder.unread(a, Vul.NONE, Seat.NORTH, frozenset({3})) == {3}
+    # our own side's alerts change nothing, and neither does a convention we know (their Stayman is Stayman)
+    assert bidder.unread(a, Vul.NONE, Seat.NORTH, frozenset({0, 2})) == frozenset()
+    stayman = Auction.parse("1N P 2C", "N")
+    assert bidder.unread(stayman, Vul.NONE, Seat.EAST, frozenset({2})) == frozenset()
+    assert bidder.explain_auction(stayman, Vul.NONE, Seat.EAST, alerted=frozenset({2})) == \
+        bidder.explain_auction(stayman, Vul.NONE, Seat.EAST)

@@ -322,3 +322,16 @@ def test_name_teams_fills_unnamed_sides_and_refuses_a_contradiction():
     with pytest.raises(LocalProtocolError, match="different names"):
         TableMachine().name_teams("A", "A")
     assert t.teams == ["A", "B"]  # a refused call changes nothing
+
+
+def test_the_seat_view_carries_which_calls_came_alerted():
+    # The engine reads an opponent's alerted bid as their convention (Bidder.unread): the client keeps, per board,
+    # which calls the table relayed with an alert.
+    c = client_at("auction", seat=Seat.NORTH)  # dealer South
+    c.receive_line("South bids 1C")
+    c.receive_line("West bids 1S Alert. limit raise in hearts")
+    assert c.seat_view().alerted == {1}
+    c.send_call(Call.parse("P"))
+    c.receive_line("East passes")
+    assert c.seat_view().alerted == {1}
+    assert c.seat_view().auction.calls[1] == Call.parse("1S")

@@ -602,14 +602,31 @@ class Bidder:
                            producers[0].explanation(), tuple(denied), self)
         return SeatConstraints(hcp=(hlo, hhi), lengths=tuple((lo, hi) for lo, hi in lens), predicates=(pred,))
 
-    def explain_auction(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
-                        ) -> dict[Seat, SeatConstraints]:
-        """Per seat, everything its calls so far show and deny (the sampler's input)."""
+    def explain_auction(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None,
+                        alerted: frozenset[int] = frozenset()) -> dict[Seat, SeatConstraints]:
+        """Per seat, everything its calls so far show and deny (the sampler's input). ``alerted``: the indices of
+        the calls the table marked alerted; those ``unread`` names tell nothing (see there)."""
         out = {s: SeatConstraints() for s in Seat}
+        skip = self.unread(auction, vul, viewpoint, alerted) if alerted else frozenset()
         for i in range(len(auction.calls)):
+            if i in skip:
+                continue
             seat = auction.dealer.next(i)
             out[seat] = out[seat].intersect(self.meaning_of(auction, i, vul, viewpoint))
         return out
+
+    def unread(self, auction: Auction, vul: Vul, viewpoint: Seat | None, alerted: frozenset[int]) -> frozenset[int]:
+        """The opponents' alerted bids this model reads as natural: their own convention (a transfer, a Drury 2C,
+        a jump shift that shows a fit), whose meaning we do not know. Reading it as natural would place their suit
+        and strength where they are not, in the sampler's worlds and so in every card played after it; known
+        conventions (our reading is artificial too: Stayman, Michaels) keep their reading."""
+        if viewpoint is None:
+            return frozenset()
+        parity = int(viewpoint) & 1
+        calls = tuple(auction.calls)
+        rd = self.readings(auction.dealer, calls, vul, parity)
+        return frozenset(i for i in alerted if 0 <= i < len(calls) and calls[i].is_bid
+                         and not auction.dealer.next(i).same_side(viewpoint) and not rd[i].conventional)
 
     def explain_calls(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
                       ) -> list[tuple[Seat, Call, str, bool]]:
