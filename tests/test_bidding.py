@@ -736,6 +736,10 @@ def test_an_opponents_alerted_natural_looking_bid_tells_the_sampler_nothing(bidd
     assert bidder.unread(a, Vul.NONE, Seat.NORTH, frozenset({3})) == {3}
     # our own side's alerts change nothing, and neither does a convention we know (their Stayman is Stayman)
     assert bidder.unread(a, Vul.NONE, Seat.NORTH, frozenset({0, 2})) == frozenset()
+    # nor a natural call our own rule alerts (Jacoby 2NT's 3H: a minimum without shortness, alerted)
+    jacoby = Auction.parse("1H P 2N P 3H", "N")
+    assert bidder.readings(jacoby.dealer, tuple(jacoby.calls), Vul.NONE, 1)[-1].candidate.rule.spec.alert
+    assert bidder.unread(jacoby, Vul.NONE, Seat.EAST, frozenset({4})) == frozenset()
     stayman = Auction.parse("1N P 2C", "N")
     assert bidder.unread(stayman, Vul.NONE, Seat.EAST, frozenset({2})) == frozenset()
     assert bidder.explain_auction(stayman, Vul.NONE, Seat.EAST, alerted=frozenset({2})) == \

@@ -619,14 +619,16 @@ class Bidder:
         """The opponents' alerted bids this model reads as natural: their own convention (a transfer, a Drury 2C,
         a jump shift that shows a fit), whose meaning we do not know. Reading it as natural would place their suit
         and strength where they are not, in the sampler's worlds and so in every card played after it; known
-        conventions (our reading is artificial too: Stayman, Michaels) keep their reading."""
+        conventions (our reading is artificial too, Stayman, Michaels, or a rule of ours that alerts it) keep their
+        reading."""
         if viewpoint is None:
             return frozenset()
         parity = int(viewpoint) & 1
         calls = tuple(auction.calls)
         rd = self.readings(auction.dealer, calls, vul, parity)
         return frozenset(i for i in alerted if 0 <= i < len(calls) and calls[i].is_bid
-                         and not auction.dealer.next(i).same_side(viewpoint) and not rd[i].conventional)
+                         and not auction.dealer.next(i).same_side(viewpoint) and not rd[i].conventional
+                         and not (rd[i].candidate is not None and rd[i].candidate.rule.spec.alert))
 
     def explain_calls(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
                       ) -> list[tuple[Seat, Call, str, bool]]:
