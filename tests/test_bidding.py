@@ -744,3 +744,14 @@ def test_an_opponents_alerted_natural_looking_bid_tells_the_sampler_nothing(bidd
     assert bidder.unread(stayman, Vul.NONE, Seat.EAST, frozenset({2})) == frozenset()
     assert bidder.explain_auction(stayman, Vul.NONE, Seat.EAST, alerted=frozenset({2})) == \
         bidder.explain_auction(stayman, Vul.NONE, Seat.EAST)
+
+
+def test_a_weak_six_card_suit_gives_preference_to_openers_major(bidder):
+    # A board against BEN (in both runs): 1S 1N 2D, responder with J96543 of clubs and two spades bid 3C (down one)
+    # where 2S makes. A weak six-card suit of one's own is to play only without a doubleton in opener's major or
+    # three of his second suit; a seventh card or two top honours still bid it.
+    a = Auction.parse("P P 1S P 1N P 2D P", "S")
+    assert str(bidder.choose(Hand.parse("64.A75.A3.J96543"), a).call) == "2S"
+    assert str(bidder.choose(Hand.parse("4.A75.A3.J965432"), a).call) == "3C"
+    assert str(bidder.choose(Hand.parse("64.975.83.AKJ543"), a).call) == "3C"
+    assert str(bidder.choose(Hand.parse("6.A754.83.J96543"), a).call) == "3C"
