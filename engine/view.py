@@ -26,8 +26,9 @@ class SeatView:
 
     ``auction`` may be ``None`` for a play problem given by its ``contract`` alone (``squeeze play``); otherwise
     the contract is the auction's. ``alerted`` holds the indices of the auction's calls the table marked alerted
-    (an opponent's alerted call our system reads as natural is their convention: ``Bidder.explain_auction``). ``dummy`` is dummy's original hand, known once the opening lead is made (it is
-    ignored before, and for dummy itself, whose own hand is ``hand``). Building a view replays the cards and checks
+    (an opponent's alerted call our system reads as natural is their convention: ``Bidder.explain_auction``).
+    ``dummy`` is dummy's original hand, known once the opening lead is made (it is ignored before, and for dummy
+    itself, whose own hand is ``hand``). Building a view replays the cards and checks
     them against every hand the seat can see: a view that contradicts itself raises ``BridgeError``.
     """
 

@@ -118,6 +118,11 @@ class CallReading:
         return self.artificial or (self.candidate is not None and self.candidate.rule.shows_code is not None)
 
     @property
+    def alertable(self) -> bool:
+        """Made by a rule that alerts the call."""
+        return self.candidate is not None and self.candidate.rule.spec.alert
+
+    @property
     def natural_nt(self) -> bool:
         return self.call.is_bid and self.call.strain == 4 and not self.artificial
 
@@ -628,14 +633,14 @@ class Bidder:
         rd = self.readings(auction.dealer, calls, vul, parity)
         return frozenset(i for i in alerted if 0 <= i < len(calls) and calls[i].is_bid
                          and not auction.dealer.next(i).same_side(viewpoint) and not rd[i].conventional
-                         and not (rd[i].candidate is not None and rd[i].candidate.rule.spec.alert))
+                         and not rd[i].alertable)
 
     def explain_calls(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None
                       ) -> list[tuple[Seat, Call, str, bool]]:
         """``(seat, call, explanation, alertable)`` for every call of the auction."""
         parity = int(viewpoint if viewpoint is not None else auction.next_seat) & 1
         rd = self.readings(auction.dealer, tuple(auction.calls), vul, parity)
-        return [(x.seat, x.call, x.explanation(), bool(x.candidate and x.candidate.rule.spec.alert)) for x in rd]
+        return [(x.seat, x.call, x.explanation(), x.alertable) for x in rd]
 
 
 #: Rule groups that apply to any auction (last-resort layers): they never make a family "written for" an auction.
