@@ -755,3 +755,51 @@ def test_a_weak_six_card_suit_gives_preference_to_openers_major(bidder):
     assert str(bidder.choose(Hand.parse("4.A75.A3.J965432"), a).call) == "3C"
     assert str(bidder.choose(Hand.parse("64.975.83.AKJ543"), a).call) == "3C"
     assert str(bidder.choose(Hand.parse("6.A754.83.J96543"), a).call) == "3C"
+
+
+def _responder_hands(rng: random.Random, wanted, n: int):
+    """``n`` random responder hands (South after North's opening and East's pass) that ``wanted`` accepts."""
+    found = []
+    while len(found) < n:
+        h = Deal.random(rng)[Seat.SOUTH]
+        if wanted(h):
+            found.append(h)
+    return found
+
+
+@pytest.mark.parametrize("major", ["H", "S"])
+def test_responder_with_four_trumps_for_openers_major_always_raises(bidder, major):
+    """SAYC: with four or more cards in opener's major and 6+ points responder raises (2M, 3M, 4M or Jacoby 2NT):
+    the hand never bids 1NT ("no fit to raise") or passes. The raise rules' ranges once left holes between them (10
+    HCP with a singleton: too many support points for the limit raise, too few HCP for Jacoby)."""
+    a = Auction.parse(f"1{major} P")
+    i = "SHDC".index(major)
+    hands = _responder_hands(random.Random(36), lambda h: len(str(h).split(".")[i]) >= 4 and h.hcp >= 6, 400)
+    calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}", "2N")} == {}
+
+
+@pytest.mark.parametrize("minor", ["C", "D"])
+def test_responder_with_game_values_never_makes_a_non_forcing_call_below_game(bidder, minor):
+    """SAYC responses to 1C/1D: the single raise and 1NT show 6-10; with 13-16 responder forces (a new suit, 2NT) or
+    bids game. A long fit for opener's minor and nothing else to show once fell through to the single raise."""
+    a = Auction.parse(f"1{minor} P")
+    hands = _responder_hands(random.Random(37), lambda h: 13 <= h.hcp <= 16, 400)
+    weak = {}
+    for h in hands:
+        choice = bidder.choose(h, a, Vul.NONE, alternatives=False)
+        reading = bidder.readings(a.dealer, tuple(a.then(choice.call).calls), Vul.NONE, 1)[-1]
+        if str(choice.call) in ("P", "1N", f"2{minor}"):
+            weak[str(h)] = f"{choice.call} {choice.rule_id} ({reading.force})"
+    assert weak == {}
+
+
+def test_advancer_raises_a_three_level_overcall_of_a_preempt_to_game_on_the_values_it_counts_on(bidder):
+    # A board against BEN: 3H 3S P, the advancer with four spades, a singleton heart and 5 HCP passed (3S made 12
+    # tricks; BEN's pair, in the other room, bid and made 4S). The overcaller has counted on about eight points.
+    a = Auction.parse("3H 3S P", "S")
+    assert str(bidder.choose(Hand.parse("6532.J.T43.KQ653"), a).call) == "4S"
+    assert str(bidder.choose(Hand.parse("T753.87.AK983.J5"), a).call) == "4S"
+    assert str(bidder.choose(Hand.parse("873.AKJ53.742.J6"), a).call) == "4S"   # three trumps and 9
+    assert str(bidder.choose(Hand.parse("J54.J7.KT32.T975"), a).call) == "P"
+    assert str(bidder.choose(Hand.parse("9853.Q975.J.9872"), a).call) == "P"
