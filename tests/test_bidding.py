@@ -803,3 +803,25 @@ def test_advancer_raises_a_three_level_overcall_of_a_preempt_to_game_on_the_valu
     assert str(bidder.choose(Hand.parse("873.AKJ53.742.J6"), a).call) == "4S"   # three trumps and 9
     assert str(bidder.choose(Hand.parse("J54.J7.KT32.T975"), a).call) == "P"
     assert str(bidder.choose(Hand.parse("9853.Q975.J.9872"), a).call) == "P"
+
+
+@pytest.mark.parametrize("auction, major", [("1D P 1H P 1N P", "H"), ("1C P 1S P 1N P", "S")])
+def test_responder_rebids_a_long_major_rather_than_inviting_notrump(bidder, auction, major):
+    """After opener's 1NT rebid, a six-card or longer major with 6-12 HCP is rebid (2M weak, 3M invitational, 4M with
+    12): 2NT invites notrump and is no place for an eight-card suit that length points had sent there."""
+    a = Auction.parse(auction)
+    i = "SHDC".index(major)
+    hands = _responder_hands(random.Random(38), lambda h: len(str(h).split(".")[i]) >= 6 and 6 <= h.hcp <= 12, 200)
+    calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}")} == {}
+
+
+def test_opener_with_four_trumps_for_responders_major_always_raises(bidder):
+    """1C P 1H P: opener with four hearts raises (2H, 3H or 4H by his support points). The ladder once had a hole:
+    support points of 19 from a void with only 14 HCP were too many for 2H or 3H and too few HCP for 4H."""
+    a = Auction.parse("1C P 1H P")
+    hands = _responder_hands(random.Random(39), lambda h: (lambda n: n[1] >= 4 and n[3] >= 3 and n[0] < 5)(
+        [len(x) for x in str(h).split(".")]) and 12 <= h.hcp <= 21, 300)
+    calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c not in ("2H", "3H", "4H")} == {}
+    assert str(bidder.choose(Hand.parse(".AKQ9.J974.A8654"), a).call) == "3H"
