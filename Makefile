@@ -31,10 +31,11 @@ test-tools:
 	bash tests/install-test-tools.sh
 
 # Lint first (ruff: the rules in pyproject.toml, bugs not style), then the whole suite, tests/docker included
-# (SQUEEZE_DOCKER_TESTS=0 leaves that part out, on purpose only).
+# (SQUEEZE_DOCKER_TESTS=0 leaves that part out, on purpose only). The 30 slowest tests are listed at the end: CI has
+# 30 minutes on 2 cores, and that list says where they go.
 test: build test-tools
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q -p no:cacheprovider
+	$(VENV)/bin/pytest -q -p no:cacheprovider --durations=30
 
 # The image and the compose match on a real Docker daemon: Docker from Debian's packages and a daemon started when
 # none is running (stopped afterwards, the host's network settings restored), the base images built with

@@ -825,3 +825,15 @@ def test_opener_with_four_trumps_for_responders_major_always_raises(bidder):
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in ("2H", "3H", "4H")} == {}
     assert str(bidder.choose(Hand.parse(".AKQ9.J974.A8654"), a).call) == "3H"
+
+
+def test_a_two_level_heart_response_to_1s_is_raised_with_three_and_then_played_in_hearts(bidder):
+    """1S P 2H shows five hearts: opener with three raises (rather than 2NT or a new suit), and after the raise
+    responder bids game in hearts (or explores slam), never 3NT (which the rules once bid with the fit found)."""
+    a = Auction.parse("1S P 2H P")
+    assert str(bidder.choose(Hand.parse("K7532.KQ8.Q4.QJ4"), a).call) == "3H"
+    assert str(bidder.choose(Hand.parse("QT863.K84.AJ4.K9"), a).call) == "3H"
+    raised = a.then(Call.parse("3H")).then(Call.parse("P"))
+    hands = _responder_hands(random.Random(40), lambda h: len(str(h).split(".")[1]) >= 5 and 10 <= h.hcp <= 19, 150)
+    calls = {str(h): str(bidder.choose(h, raised, Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c in ("3N", "P")} == {}
