@@ -837,3 +837,14 @@ def test_a_two_level_heart_response_to_1s_is_raised_with_three_and_then_played_i
     hands = _responder_hands(random.Random(40), lambda h: len(str(h).split(".")[1]) >= 5 and 10 <= h.hcp <= 19, 150)
     calls = {str(h): str(bidder.choose(h, raised, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c in ("3N", "P")} == {}
+
+
+def test_advancer_of_a_weak_jump_overcall_bids_2nt_only_to_ask(bidder):
+    # A board against BEN (the replay): 1C 2H P, the advancer with 11 HCP and a club stopper bid 2NT by the
+    # invitational rule for two-level overcalls; partner read it as the feature ask it is over a weak jump (15+),
+    # showed his maximum, and 4H went down. Below the ask there is no notrump invitation: pass or raise.
+    a = Auction.parse("1C 2H P", "N")
+    assert str(bidder.choose(Hand.parse("A754.Q5.83.AT962"), a).call) == "P"
+    assert str(bidder.choose(Hand.parse("A754.Q5.A3.AKT96"), a).call) == "2N"   # 15: the ask
+    hands = _responder_hands(random.Random(41), lambda h: 10 <= h.hcp <= 14, 150)
+    assert [str(h) for h in hands if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) == "2N"] == []
