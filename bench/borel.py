@@ -20,7 +20,8 @@ deal and the simulation settings; a re-run skips the deals already there (Ctrl-C
 progress). ``--workers`` processes bid deals in parallel (each simulation solves on ``--threads`` threads).
 
     .venv/bin/python bench/borel.py [--deals 500] [--seed 7] [--quick] [--workers 1] [--threads 2]
-        [--worlds 32] [--z 1.0] [--margin 0.5] [--gap 5] [--scoring imps|matchpoints] [--show N]
+        [--worlds 32] [--z 1.0] [--margin 0.5] [--gap 5] [--double-failing 2] [--scoring imps|matchpoints]
+        [--show N]
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ def main() -> None:
     ap.add_argument("--z", type=float, default=BorelSettings.z)
     ap.add_argument("--margin", type=float, default=None, help="IMPs (teams) or points (matchpoints)")
     ap.add_argument("--gap", type=int, default=BorelSettings.gap_imps)
+    ap.add_argument("--double-failing", type=int, default=BorelSettings.double_failing,
+                    help="an undoubled contract this many tricks short is scored doubled in the worlds (0: never); "
+                         "the judge here scores contracts as bid, by rules that seldom double")
     ap.add_argument("--scoring", default=BorelSettings.scoring, choices=("imps", "matchpoints"))
     ap.add_argument("--seconds", type=float, default=PlayerParams().seconds_per_call)
     ap.add_argument("--out", type=Path, default=None)
@@ -164,7 +168,8 @@ def main() -> None:
     n = 20 if args.quick else args.deals
     worlds = 16 if args.quick else args.worlds
     settings = dict(enabled=True, worlds=worlds, min_worlds=min(BorelSettings.min_worlds, worlds), z=args.z,
-                    gap_imps=args.gap, scoring=args.scoring, threads=args.threads)
+                    gap_imps=args.gap, double_failing=args.double_failing, scoring=args.scoring,
+                    threads=args.threads)
     if args.margin is not None:
         settings["margin_imps" if args.scoring == "imps" else "margin_points"] = args.margin
     full = dataclasses.asdict(BorelSettings(**settings))

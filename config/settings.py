@@ -97,6 +97,10 @@ class EngineSettings(_Section):
     borel_gap_imps: int = Field(_BOREL.gap_imps, ge=1, le=24, description="A world where the deviation beats "
                                                                           "par by this many IMPs is a database "
                                                                           "gap: no gain there.")
+    borel_double_failing: int = Field(_BOREL.double_failing, ge=0, le=13, description="An undoubled final "
+                                                                                   "contract this many tricks "
+                                                                                   "short double dummy is "
+                                                                                   "scored doubled (0: never).")
     borel_max_candidates: int = Field(_BOREL.max_candidates, ge=2, le=10, description="Calls weighed at one "
                                                                                       "decision, the rules' "
                                                                                       "call included.")
@@ -454,7 +458,8 @@ def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
     borel = dataclasses.replace(_BOREL, enabled=e.borel, worlds=e.borel_worlds,
                                 min_worlds=min(_BOREL.min_worlds, e.borel_worlds), scoring=e.borel_scoring,
                                 margin_imps=e.borel_margin_imps, margin_points=e.borel_margin_points, z=e.borel_z,
-                                gap_imps=e.borel_gap_imps, max_candidates=e.borel_max_candidates,
+                                gap_imps=e.borel_gap_imps, double_failing=e.borel_double_failing,
+                                max_candidates=e.borel_max_candidates,
                                 threads=e.borel_threads)
     return PlayerParams(system=e.system, opponents_system=e.opponents_system, play=play,
                         seconds_per_call=e.seconds_per_call, borel=borel, **seed)

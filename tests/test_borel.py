@@ -1,6 +1,7 @@
 """Borel simulation on top of the rules: it bids game where the rules stop short and the worlds say
 game; it never overrules a forcing call; out of time it answers with the rules' call; settings reach it."""
 
+import dataclasses
 import random
 import time
 
@@ -40,8 +41,9 @@ def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     mean, se = report.gains["4S"]
     assert mean - se > 0.5
     # this fixed decision's statistics (weighted mean and standard error, engine.stats) as the bidder has always
-    # computed them; the sampler's or solver's changes may move them, the statistics' must not
-    assert report.gains == {"4S": (3.417, 1.518)} and report.worlds == 24 and report.distrusted == 1
+    # computed them; the sampler's, the solver's or the scoring's changes may move them (a world where 4S fails by
+    # two is scored doubled since double_failing), the statistics' must not
+    assert report.gains == {"4S": (2.5, 1.733)} and report.worlds == 24 and report.distrusted == 1
     # the explanation says what it overrode and why, in words
     assert "instead of the rules' P" in choice.explanation and rules.rule_id in choice.explanation
     assert choice.rule_id == f"borel:{rules.rule_id}"
@@ -106,3 +108,15 @@ def test_settings_reach_the_player():
     view = _view("AKJ954.K54.A5.32", "")
     assert player.bid(view).call == Call.parse("1S")
     assert player.borel.counts["decisions"] == 1
+
+
+def test_running_from_a_doubled_contract_is_scored_as_real_defenders_would_double_it(borel):
+    # A board of the BEN replay: P P 1S 1N X, our North with no high card. The rules pass; the simulation bid 3NT,
+    # because the rules finishing its worlds never doubled it: 3NT down five undoubled looked cheaper than 1NT
+    # doubled. BEN doubled (-800). Defenders who can count two undertricks double them, and the worlds say so.
+    view = _view("64.T8752.854.T97", "P P 1S 1N X", vul=Vul.NS, dealer=Seat.WEST)
+    choice = borel.choose(view, random.Random(1), None, seconds=120)
+    assert choice.call == PASS, borel.last
+    assert BorelSettings().double_failing == 2
+    never = BorelBidder(borel.ours, dataclasses.replace(borel.settings, double_failing=0))
+    assert never.choose(view, random.Random(1), None, seconds=120).call != PASS, never.last  # the board's fault

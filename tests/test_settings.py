@@ -124,6 +124,7 @@ REACHES = {
     "borel_margin_points": (20.0, 50.0, lambda p: p.borel.margin_points),
     "borel_z": (0.5, 2.0, lambda p: p.borel.z),
     "borel_gap_imps": (5, 8, lambda p: p.borel.gap_imps),
+    "borel_double_failing": (2, 0, lambda p: p.borel.double_failing),
     "borel_max_candidates": (4, 3, lambda p: p.borel.max_candidates),
     "borel_threads": (2, 1, lambda p: p.borel.threads),
 }

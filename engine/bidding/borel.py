@@ -78,6 +78,11 @@ class BorelSettings:
     margin_points: float = 20.0  # matchpoints: likewise, in total points a deal
     z: float = 0.5  # standard errors taken off the mean gain before it is compared with the margin
     gap_imps: int = 5  # a world where the deviation beats the deal's par by this many IMPs is a database gap
+    # An undoubled final contract that fails by this many tricks double dummy is scored doubled (0: never). The
+    # rules finishing the auction seldom double, so without it running from a doubled contract to a higher one
+    # looked cheap: after 1S 1N X a hand of 0 HCP "escaped" to 3NT, which a real opponent doubled (-800; a board of
+    # the BEN replay). Defenders who can count two undertricks double them.
+    double_failing: int = 2
     max_candidates: int = 4  # calls weighed at one decision, the rules' call included
     threads: int = 2  # solver threads for the batch of final contracts
     relaxed_weight: float = 0.1  # a relaxed world's weight per past call its hands would not have made
@@ -103,6 +108,8 @@ class BorelSettings:
             raise BridgeError("borel time_share must be in (0, 1], relaxed_weight in [0, 1], z >= 0")
         if self.round_worlds < 1 or self.stop_z < 0:
             raise BridgeError("borel round_worlds must be >= 1 and stop_z >= 0")
+        if not 0 <= self.double_failing <= 13:
+            raise BridgeError(f"borel double_failing must be 0..13 (0: never), got {self.double_failing}")
 
 
 @dataclass
@@ -472,8 +479,15 @@ class BorelBidder:
                 if got is None:
                     ok[i] = False
                     continue
-                s = score(c, 13 - got, vul.is_vulnerable(c.declarer))
+                s = score(self._as_defended(c, 13 - got), 13 - got, vul.is_vulnerable(c.declarer))
                 scores[i, j] = s if c.declarer.same_side(me) else -s
+
+    def _as_defended(self, c: Contract, tricks: int) -> Contract:
+        """``c`` as its defenders leave it: doubled when undoubled and ``double_failing`` or more tricks short."""
+        n = self.settings.double_failing
+        if n and not c.doubled and c.level + 6 - tricks >= n:
+            return Contract(c.level, c.strain, 1, c.declarer)
+        return c
 
     def _gains(self, scores: np.ndarray) -> np.ndarray:
         """Per world and candidate: the gain against the rules' call (column 0), IMPs or points."""
