@@ -848,3 +848,15 @@ def test_advancer_of_a_weak_jump_overcall_bids_2nt_only_to_ask(bidder):
     assert str(bidder.choose(Hand.parse("A754.Q5.A3.AKT96"), a).call) == "2N"   # 15: the ask
     hands = _responder_hands(random.Random(41), lambda h: 10 <= h.hcp <= 14, 150)
     assert [str(h) for h in hands if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) == "2N"] == []
+
+
+def test_a_takeout_double_raised_to_game_is_advanced_at_the_five_level(bidder):
+    # Board 30 against BEN, in both runs: 2S X 4S, the advancer with 11 HCP and five-five in the minors passed; 5D
+    # makes. 4NT asks the doubler for his better minor; a long minor bids five of it; values alone double.
+    a = Auction.parse("2S X 4S", "E")
+    assert str(bidder.choose(Hand.parse("J7.A.KQJ42.T7632"), a).call) == "4N"
+    answered = a.then(Call.parse("4N")).then(Call.parse("P"))
+    assert str(bidder.choose(Hand.parse("Q.QJ9874.AT3.AQ4"), answered).call) == "5D"
+    assert str(bidder.choose(Hand.parse("J7.A3.KQJ642.T76"), a).call) == "5D"
+    assert str(bidder.choose(Hand.parse("K97.KJ3.Q642.J76"), a).call) == "X"
+    assert str(bidder.choose(Hand.parse("J97.T53.Q642.J76"), a).call) == "P"
