@@ -774,7 +774,7 @@ def test_responder_with_four_trumps_for_openers_major_always_raises(bidder, majo
     HCP with a singleton: too many support points for the limit raise, too few HCP for Jacoby)."""
     a = Auction.parse(f"1{major} P")
     i = "SHDC".index(major)
-    hands = _responder_hands(random.Random(36), lambda h: len(str(h).split(".")[i]) >= 4 and h.hcp >= 6, 400)
+    hands = _responder_hands(random.Random(36), lambda h: h.shape[i] >= 4 and h.hcp >= 6, 400)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}", "2N")} == {}
 
@@ -811,7 +811,7 @@ def test_responder_rebids_a_long_major_rather_than_inviting_notrump(bidder, auct
     12): 2NT invites notrump and is no place for an eight-card suit that length points had sent there."""
     a = Auction.parse(auction)
     i = "SHDC".index(major)
-    hands = _responder_hands(random.Random(38), lambda h: len(str(h).split(".")[i]) >= 6 and 6 <= h.hcp <= 12, 200)
+    hands = _responder_hands(random.Random(38), lambda h: h.shape[i] >= 6 and 6 <= h.hcp <= 12, 200)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}")} == {}
 
@@ -821,7 +821,7 @@ def test_opener_with_four_trumps_for_responders_major_always_raises(bidder):
     support points of 19 from a void with only 14 HCP were too many for 2H or 3H and too few HCP for 4H."""
     a = Auction.parse("1C P 1H P")
     hands = _responder_hands(random.Random(39), lambda h: (lambda n: n[1] >= 4 and n[3] >= 3 and n[0] < 5)(
-        [len(x) for x in str(h).split(".")]) and 12 <= h.hcp <= 21, 300)
+        h.shape) and 12 <= h.hcp <= 21, 300)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in ("2H", "3H", "4H")} == {}
     assert str(bidder.choose(Hand.parse(".AKQ9.J974.A8654"), a).call) == "3H"
@@ -834,7 +834,7 @@ def test_a_two_level_heart_response_to_1s_is_raised_with_three_and_then_played_i
     assert str(bidder.choose(Hand.parse("K7532.KQ8.Q4.QJ4"), a).call) == "3H"
     assert str(bidder.choose(Hand.parse("QT863.K84.AJ4.K9"), a).call) == "3H"
     raised = a.then(Call.parse("3H")).then(Call.parse("P"))
-    hands = _responder_hands(random.Random(40), lambda h: len(str(h).split(".")[1]) >= 5 and 10 <= h.hcp <= 19, 150)
+    hands = _responder_hands(random.Random(40), lambda h: h.shape[1] >= 5 and 10 <= h.hcp <= 19, 150)
     calls = {str(h): str(bidder.choose(h, raised, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c in ("3N", "P")} == {}
 

@@ -485,7 +485,7 @@ class BorelBidder:
     def _as_defended(self, c: Contract, tricks: int) -> Contract:
         """``c`` as its defenders leave it: doubled when undoubled and ``double_failing`` or more tricks short."""
         n = self.settings.double_failing
-        if n and not c.doubled and c.level + 6 - tricks >= n:
+        if n and not c.doubled and c.tricks_needed - tricks >= n:
             return Contract(c.level, c.strain, 1, c.declarer)
         return c
 
