@@ -159,8 +159,11 @@ def test_engine_warnings_go_to_stderr_as_json(level):
     if level == "error":
         assert events == []  # [log] level from the settings: a warning is below it
         return
-    assert [e["event"] for e in events] == ["play.sampling_relaxed"]
-    assert events[0]["level"] == "warning" and events[0]["viewer"] in "NESW" and "timestamp" in events[0]
+    # every line is one JSON event at the settings' level or above; the board's own decisions may add more (a
+    # simulated call that overrides the rules is logged at info), but the relaxation the test forced is among them
+    assert all(e["level"] in ("info", "warning") and "timestamp" in e for e in events), events
+    forced = [e for e in events if e["event"] == "play.sampling_relaxed" and "(test)" in e["error"]]
+    assert len(forced) == 1 and forced[0]["level"] == "warning" and forced[0]["viewer"] in "NESW", events
 
 
 class _Terminal(io.StringIO):

@@ -8,6 +8,7 @@ run from a temporary directory where the repository's folders cannot be imported
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import venv
@@ -63,4 +64,7 @@ def test_an_installed_squeeze_bids_solves_and_plays_outside_the_repository(wheel
     assert solved.returncode == 0, solved.stderr
     assert set(json.loads(solved.stdout)["tricks"]) == {"NT", "S", "H", "D", "C"}
     board = run("deal", "--board", "1", "--seed", "1", "--play")
-    assert board.returncode == 0 and "2NT by N: 8 tricks" in board.stdout, board.stdout[-500:] + board.stderr
+    # the whole board is played and scored (which contract the robots reach is the bidding tests' business)
+    assert board.returncode == 0, board.stdout[-500:] + board.stderr
+    assert re.search(r"^(\S+ by [NESW]: \d+ tricks \(.+\), [+-]\d+ for (NS|EW)|Score: 0 \(passed out\))$", board.stdout, re.M), \
+        board.stdout[-500:]
