@@ -860,3 +860,49 @@ def test_a_takeout_double_raised_to_game_is_advanced_at_the_five_level(bidder):
     assert str(bidder.choose(Hand.parse("J7.A3.KQJ642.T76"), a).call) == "5D"
     assert str(bidder.choose(Hand.parse("K97.KJ3.Q642.J76"), a).call) == "X"
     assert str(bidder.choose(Hand.parse("J97.T53.Q642.J76"), a).call) == "P"
+
+
+def _top(h: Hand, suit, n: int) -> int:
+    """How many of the suit's top ``n`` ranks the hand holds (``hon``: top three, ``qual``: top five)."""
+    return sum(1 for c in h.cards_in(suit) if int(c.rank) > 14 - n)
+
+
+def _dealer_hands(rng: random.Random, wanted, n: int):
+    found = []
+    while len(found) < n:
+        h = Deal.random(rng)[Seat.NORTH]
+        if wanted(h):
+            found.append(h)
+    return found
+
+
+def test_a_seven_card_suit_without_an_opening_bid_preempts(bidder):
+    """SAYC: a seven-card suit and less than an opening bid is a three-level preempt. With a side ace (9 HCP: no
+    opening by the rule of 20 either) the preempt's 'at most 3 HCP outside' once left the dealer with no call; two
+    aces outside (8 HCP) are defence and may still pass."""
+    from squeeze.engine.cards import Suit
+
+    def wanted(h: Hand) -> bool:
+        s = max(Suit, key=lambda x: h.shape[3 - int(x)])
+        return (h.shape[3 - int(s)] == 7 and 5 <= h.hcp <= 9 and h.hcp - h.suit_hcp(s) <= 5
+                and (_top(h, s, 3) >= 1 or _top(h, s, 5) >= 2))
+
+    hands = _dealer_hands(random.Random(46), wanted, 150)
+    calls = {str(h): str(bidder.choose(h, Auction.parse("", "N"), Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c == "P"} == {}
+    assert bid(bidder, "T83.A.AJT9875.95", "", dealer="N") == "3D"  # board 67 against BEN: BEN opened it 3D
+
+
+def test_a_void_does_not_stop_a_weak_two(bidder):
+    """SAYC's weak two: 5-11 HCP and a good six-card suit; the book sets no bar on a void. 6-5 hands with a void
+    passed as dealer (board 70 against BEN, -10 IMPs: BEN opened 2H, ours balanced later and stopped short)."""
+    from squeeze.engine.cards import Suit
+
+    def wanted(h: Hand) -> bool:
+        return (0 in h.shape and 5 <= h.hcp <= 9 and any(
+            h.shape[3 - int(m)] == 6 and _top(h, m, 3) >= 2 and h.shape[3 - int(o)] <= 3
+            for m, o in ((Suit.HEARTS, Suit.SPADES), (Suit.SPADES, Suit.HEARTS))))
+
+    hands = _dealer_hands(random.Random(47), wanted, 60)
+    calls = {str(h): str(bidder.choose(h, Auction.parse("", "N"), Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c not in ("2H", "2S")} == {}
