@@ -58,6 +58,19 @@ EXIT_DROPPED = 5  #: the connection kept dropping (``max_reconnects`` used up)
 _log = structlog.get_logger("squeeze.seat")
 
 
+async def open_table_connection(host: str, port: int, timeout: float = 10.0):
+    """A connection to a table manager, for a seat (robot or person): ``OSError`` or ``TimeoutError`` when there is
+    none within ``timeout``. ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` answers a
+    cancellation that meets a refused connection with the ``OSError``, so a Ctrl-C during the retries was taken for
+    one more refusal and lost (the seat went on retrying)."""
+    async with asyncio.timeout(timeout):
+        reader, writer = await asyncio.open_connection(host, port)
+    sock = writer.get_extra_info("socket")
+    if sock is not None:  # lock-step small lines: Nagle's delay would cost seconds per board
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return reader, writer
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """How the agent connects and speaks. Built from ``[robot]`` settings by ``options_from_settings``."""
@@ -193,7 +206,7 @@ class SeatAgent:
         while True:
             attempt += 1
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(o.host, o.port), timeout=10)
+                reader, writer = await open_table_connection(o.host, o.port)
             except (OSError, asyncio.TimeoutError) as exc:
                 if time.monotonic() + wait > give_up:
                     _log.error("seat.unreachable", host=o.host, port=o.port, attempts=attempt, error=str(exc))
@@ -202,9 +215,6 @@ class SeatAgent:
                 await asyncio.sleep(wait)
                 wait = min(o.reconnect_backoff_s, wait * 2)
                 continue
-            sock = writer.get_extra_info("socket")
-            if sock is not None:  # lock-step small lines: Nagle's delay would cost seconds per board
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             _log.info("seat.connected", host=o.host, port=o.port, attempt=attempt, first=first)
             return reader, writer
 
@@ -215,7 +225,8 @@ class SeatAgent:
         self._lines_accepted = 0
         while True:
             try:
-                data = await asyncio.wait_for(reader.read(65536), timeout=o.silence_timeout_s)
+                async with asyncio.timeout(o.silence_timeout_s):  # (not wait_for: see open_table_connection)
+                    data = await reader.read(65536)
             except asyncio.TimeoutError:
                 if self._pending is not None:
                     continue  # we are the ones thinking (the clock bounds it)

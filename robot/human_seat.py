@@ -27,7 +27,6 @@ only).
 from __future__ import annotations
 
 import asyncio
-import socket
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -41,6 +40,8 @@ from squeeze.protocol.client import (
 )
 from squeeze.protocol.errors import ProtocolError
 from squeeze.protocol.framing import LineBuffer
+
+from .agent import open_table_connection
 
 __all__ = ["HumanSeat", "SeatSnapshot", "SeatRefusal", "CallSeen"]
 
@@ -158,16 +159,11 @@ class HumanSeat:
         deadline = asyncio.get_running_loop().time() + self.connect_timeout_s
         while True:
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), 10)
+                return await open_table_connection(self.host, self.port)
             except (OSError, asyncio.TimeoutError):
                 if asyncio.get_running_loop().time() > deadline:
                     return None
                 await asyncio.sleep(0.2)
-                continue
-            sock = writer.get_extra_info("socket")
-            if sock is not None:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return reader, writer
 
     async def _line(self, line: str) -> Optional[str]:
         if self._held is not None:  # the person is looking at the board just finished

@@ -24,7 +24,7 @@ from squeeze.engine.bidding.borel import BorelSettings
 from squeeze.engine.player import PlayerParams
 from squeeze.engine.record import BoardRecord
 from squeeze.robot.agent import (
-    EXIT_OK, EXIT_REFUSED, EXIT_SILENT, AgentOptions, SeatAgent,
+    EXIT_OK, EXIT_REFUSED, EXIT_SILENT, AgentOptions, SeatAgent, open_table_connection,
 )
 from squeeze.robot.worker import DecisionWorker
 
@@ -207,3 +207,29 @@ async def test_the_seat_waits_for_a_manager_that_is_still_starting(workers):
     finally:
         await tm.close()
     assert codes == [EXIT_OK] * 4 and len(tm.records) == 1
+
+
+async def test_a_cancellation_during_a_refused_connect_is_never_taken_for_one_more_refusal():
+    """Ctrl-C while a seat retries its connection: the cancellation must reach the retry loop. On Python 3.11,
+    ``asyncio.wait_for`` answers a cancellation that meets an already refused connection with the ``OSError``, and
+    the seat (which retries on ``OSError``) went on for its whole connect timeout: seen as a seat that ignored Ctrl-C
+    under load. Cancelled at every point of the attempt, the task ends cancelled or had ended before."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nobody listens: every attempt is refused at once
+    outcomes = {"cancelled": 0, "ended before": 0}
+    for i in range(300):
+        task = asyncio.create_task(open_table_connection("127.0.0.1", port))
+        for _ in range(i % 12):  # a different point of the attempt each time
+            await asyncio.sleep(0)
+        if not task.cancel():
+            outcomes["ended before"] += 1
+            assert isinstance(task.exception(), OSError)
+            continue
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        outcomes["cancelled"] += 1
+    assert outcomes["cancelled"] > 50 and outcomes["ended before"] > 50, outcomes  # both sides of the race were met

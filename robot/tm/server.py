@@ -362,8 +362,10 @@ class TableManager:
             else:
                 deadline, why = None, ""
             try:
-                read = reader.read(READ_CHUNK)
-                data = await (read if deadline is None else asyncio.wait_for(read, deadline - time.monotonic()))
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for answers a cancellation (the manager
+                # stopping) that meets a line just read with the line, and the cancellation is lost
+                async with asyncio.timeout(None if deadline is None else deadline - time.monotonic()):
+                    data = await reader.read(READ_CHUNK)
             except asyncio.TimeoutError:
                 reason = why.split(": ", 1)[1]
                 self._write(conn, m.ErrorMessage(reason=reason[0].upper() + reason[1:]).format(), conn.table)
