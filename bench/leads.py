@@ -1,0 +1,166 @@
+"""Opening leads against double dummy: what our leads cost, two configurations on the same deals.
+
+The opening lead is the defence's decision with the least to go on, and where BEN's neural leads beat ours in the
+match (``robot.analysis``: tricks lost at the lead). This bench measures it without BEN. Deal ``i`` of ``--seed``
+is ``bidding_par``'s (board ``i + 1`` gives dealer and vulnerability); four copies of our rules bid it (no
+simulation, so the auction does not depend on the configuration); the opening leader of the final contract then
+leads with configuration A and with configuration B, each from its own seat's view (the auction's constraints,
+its seeded worlds), no deadline. Every lead is scored by the solver: the defence's double-dummy tricks after each
+legal lead of the full deal (one ``solve_cards`` call), so a lead costs the tricks it gives away against the best
+lead, and the points of the contract's result, in IMPs.
+
+Per configuration: mean tricks and IMPs lost to the double-dummy best lead, the share of leads that cost a trick,
+contracts the lead lets through that a best lead beats, CPU seconds per lead; then B - A paired with its standard
+error (positive: B leads better).
+
+    .venv/bin/python bench/leads.py --deals 600 --seed 5 --b worlds_defender=60
+    .venv/bin/python bench/leads.py --deals 600 --seed 5 --a objective=make --b objective=tricks
+
+A configuration is ``KEY=VALUE[,KEY=VALUE]`` over ``PlaySettings``' fields (``engine/play/card_player.py``), on top
+of the engine's defaults. Ends with ``RESULT deals=.. imps_lost_a=.. imps_lost_b=.. delta_imps=.. delta_se=..
+tricks_lost_a=.. tricks_lost_b=.. cpu_a=.. cpu_b=..``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bidding_par import deal_of  # noqa: E402
+
+from squeeze.config.bidding import load_system  # noqa: E402
+from squeeze.engine.auction import Auction  # noqa: E402
+from squeeze.engine.bidding import Bidder  # noqa: E402
+from squeeze.engine.board import Play  # noqa: E402
+from squeeze.engine.dds import Position, Solver  # noqa: E402
+from squeeze.engine.play.card_player import PlaySettings  # noqa: E402
+from squeeze.engine.player import Player, PlayerParams  # noqa: E402
+from squeeze.engine.scoring import imps, score  # noqa: E402
+from squeeze.engine.view import SeatView  # noqa: E402
+
+
+def parse_config(text: str) -> PlaySettings:
+    """``KEY=VALUE,...`` over PlaySettings' fields, each value read as the field's default's type."""
+    base = PlaySettings()
+    if not text:
+        return base
+    kinds = {f.name: f for f in fields(PlaySettings)}
+    changes = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        key = key.strip()
+        if key not in kinds:
+            sys.exit(f"error: {key!r} is not a PlaySettings field (one of {', '.join(sorted(kinds))})")
+        default = getattr(base, key)
+        if isinstance(default, bool):
+            changes[key] = value.strip().lower() in ("1", "true", "yes", "on")
+        elif isinstance(default, int) or (default is None and key.startswith("worlds")):
+            changes[key] = int(value)
+        elif isinstance(default, float):
+            changes[key] = float(value)
+        else:
+            changes[key] = value.strip()
+    return replace(base, **changes)
+
+
+@dataclass
+class Tally:
+    leads: int = 0
+    tricks_lost: int = 0
+    costly: int = 0  # leads that give a trick away
+    let_through: int = 0  # contracts the best lead beats and this lead lets make
+    imps_lost: list[int] = None  # per deal, the IMPs the lead cost the defence
+    cpu: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.imps_lost = []
+
+
+def lead_for(player: Player, play: Play, auction: Auction, vul, board: int):
+    view = SeatView.from_play(play, play.leader, auction=auction, vul=vul, board=board)
+    player.end_board()
+    t0 = time.process_time()
+    card = player.play(view).card
+    return card, time.process_time() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--a", default="", help="configuration A (default: the engine's defaults)")
+    ap.add_argument("--b", default="worlds_defender=60", help="configuration B")
+    ap.add_argument("--show", type=int, default=0, help="print the N deals where A and B differ most")
+    args = ap.parse_args()
+    configs = {"a": parse_config(args.a), "b": parse_config(args.b)}
+    bidder = Bidder.of(load_system("sayc"))
+    players = {k: Player(PlayerParams(play=s, seed=args.seed), systems=load_system) for k, s in configs.items()}
+    for p in players.values():
+        p.prepare()
+    solver = Solver()
+    tally = {k: Tally() for k in configs}
+    differ = []
+    t_start = time.monotonic()
+    for i in range(args.deals):
+        board, deal, dealer, vul = deal_of(args.seed, i)
+        auction = Auction(dealer)
+        while not auction.is_complete:
+            auction = auction.then(bidder.choose(deal[auction.next_seat], auction, vul, alternatives=False).call)
+        c = auction.contract
+        if c is None:
+            continue
+        play = Play(deal, c)
+        # the defence's tricks after each lead (the side to move is the leader's)
+        after = solver.solve_cards(Position(deal, play.leader), c.strain)
+        best = max(after.values())
+        vulnerable = vul.is_vulnerable(c.declarer)
+        best_score = score(c, 13 - best, vulnerable)
+        row = {}
+        for k, player in players.items():
+            card, cpu = lead_for(player, play, auction, vul, board)
+            t = tally[k]
+            got = after[card]
+            t.leads += 1
+            t.cpu += cpu
+            t.tricks_lost += best - got
+            t.costly += got < best
+            t.let_through += (13 - best < c.tricks_needed) and (13 - got >= c.tricks_needed)
+            t.imps_lost.append(imps(score(c, 13 - got, vulnerable) - best_score))
+            row[k] = (card, best - got)
+        if row["a"][0] != row["b"][0]:
+            differ.append((tally["a"].imps_lost[-1] - tally["b"].imps_lost[-1], board, str(deal), str(auction), str(c),
+                           row))
+        if (i + 1) % 100 == 0:
+            print(f"leads: {i + 1}/{args.deals} deals, {time.monotonic() - t_start:.0f} s", flush=True)
+    n = tally["a"].leads
+    if n == 0:
+        sys.exit("error: every deal was passed out")
+    diffs = [a - b for a, b in zip(tally["a"].imps_lost, tally["b"].imps_lost)]  # B better: positive
+    mean = sum(diffs) / n
+    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) if n > 1 else float("nan")
+    print(f"{n} opening leads (seed {args.seed}); A = {args.a or 'defaults'}, B = {args.b or 'defaults'}")
+    print("| | A | B |\n|---|---:|---:|")
+    for label, fn in (("IMPs lost to the DD best lead, per deal", lambda t: sum(t.imps_lost) / n),
+                      ("tricks lost to the DD best lead, per deal", lambda t: t.tricks_lost / n),
+                      ("leads that cost a trick", lambda t: t.costly / n),
+                      ("contracts let through that the best lead beats", lambda t: t.let_through / n),
+                      ("CPU s per lead", lambda t: t.cpu / n)):
+        print(f"| {label} | {fn(tally['a']):.4f} | {fn(tally['b']):.4f} |")
+    print(f"B - A: {mean:+.4f} IMPs/deal better for B (se {se:.4f}); leads differ on {len(differ)} deals")
+    for gain, board, deal, auction, c, row in sorted(differ, key=lambda r: -abs(r[0]))[:args.show]:
+        print(f"  board {board} {deal} {auction} -> {c}: A {row['a'][0]} (-{row['a'][1]}), "
+              f"B {row['b'][0]} (-{row['b'][1]}), {gain:+d} IMPs for B")
+    a, b = tally["a"], tally["b"]
+    print(f"RESULT deals={n} imps_lost_a={sum(a.imps_lost) / n:.4f} imps_lost_b={sum(b.imps_lost) / n:.4f} "
+          f"delta_imps={mean:+.4f} delta_se={se:.4f} tricks_lost_a={a.tricks_lost / n:.4f} "
+          f"tricks_lost_b={b.tricks_lost / n:.4f} cpu_a={a.cpu / n:.3f} cpu_b={b.cpu / n:.3f}")
+
+
+if __name__ == "__main__":
+    main()
