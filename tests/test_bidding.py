@@ -906,3 +906,28 @@ def test_a_void_does_not_stop_a_weak_two(bidder):
     hands = _dealer_hands(random.Random(47), wanted, 60)
     calls = {str(h): str(bidder.choose(h, Auction.parse("", "N"), Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in ("2H", "2S")} == {}
+
+
+@pytest.mark.parametrize("major", ["H", "S"])
+def test_after_stayman_over_2nt_and_a_major_responder_keeps_the_notrump_ladder(bidder, major):
+    """2N P 3C P 3M P: without four of opener's major, 11 HCP invites with a quantitative 4NT that opener reads as
+    the invitation (not Blackwood) and 12-14 bid 6NT; with the fit, 12+ bid the slam in the major. 11 HCP once had
+    no invitation there (3NT; board 38 against BEN: 12 tricks opposite 20 HCP)."""
+    a = Auction.parse(f"2N P 3C P 3{major} P")
+    i = "SH".index(major)  # Hand.shape is spades first
+    stayman = [h for h in _responder_hands(random.Random(48), lambda h: 10 <= h.hcp <= 14 and 4 in h.shape[:2], 300)
+               if str(bidder.choose(h, Auction.parse("2N P"), Vul.NONE, alternatives=False).call) == "3C"]
+    assert len(stayman) > 100
+    wrong = {}
+    for h in stayman:
+        call = str(bidder.choose(h, a, Vul.NONE, alternatives=False).call)
+        fit = h.shape[i] >= 4
+        want = (f"4{major}" if fit and h.hcp < 12 else f"6{major}" if fit else
+                "3N" if h.hcp < 11 else "4N" if h.hcp == 11 else "6N")
+        if call != want:
+            wrong[str(h)] = f"{call} (expected {want})"
+    assert wrong == {}
+    reading = bidder.readings(a.dealer, tuple(a.then(Call.parse("4N")).calls), Vul.NONE, 1)[-1]
+    assert reading.force == "invitational" and not reading.artificial, reading  # opener may pass: no ace ask
+    opener = bid(bidder, "Q9.AQJT.AKT.KJ98" if major == "H" else "AQJT.Q9.AKT.KJ98", f"2N P 3C P 3{major} P 4N P")
+    assert opener == "P"  # 20 HCP: the bottom of 20-21 declines
