@@ -15,6 +15,7 @@ error (positive: B leads better).
 
     .venv/bin/python bench/leads.py --deals 600 --seed 5 --b worlds_defender=60
     .venv/bin/python bench/leads.py --deals 600 --seed 5 --a objective=make --b objective=tricks
+    .venv/bin/python bench/leads.py --quick       # 20 deals
 
 A configuration is ``KEY=VALUE[,KEY=VALUE]`` over ``PlaySettings``' fields (``engine/play/card_player.py``), on top
 of the engine's defaults. Ends with ``RESULT deals=.. imps_lost_a=.. imps_lost_b=.. delta_imps=.. delta_se=..
@@ -97,7 +98,10 @@ def main() -> None:
     ap.add_argument("--a", default="", help="configuration A (default: the engine's defaults)")
     ap.add_argument("--b", default="worlds_defender=60", help="configuration B")
     ap.add_argument("--show", type=int, default=0, help="print the N deals where A and B differ most")
+    ap.add_argument("--quick", action="store_true", help="20 deals")
     args = ap.parse_args()
+    if args.quick:
+        args.deals = 20
     configs = {"a": parse_config(args.a), "b": parse_config(args.b)}
     bidder = Bidder.of(load_system("sayc"))
     players = {k: Player(PlayerParams(play=s, seed=args.seed), systems=load_system) for k, s in configs.items()}

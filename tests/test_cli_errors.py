@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from terminal import foreground_sigint
 
 SQUEEZE = [sys.executable, "-m", "squeeze.robot.cli"]
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
@@ -120,9 +121,10 @@ def test_seat_with_a_transcript_in_a_missing_folder_is_one_line(tmp_path):
 
 def test_ctrl_c_on_seat_exits_130_with_one_line_and_no_traceback_from_its_worker():
     # a terminal's Ctrl-C reaches the whole process group: the seat and its decision worker
-    proc = subprocess.Popen(SQUEEZE + ["seat", "--port", str(free_port()), "--preset", "fast"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**ENV, "SQUEEZE_LOG__FORMAT": "json"})
+    with foreground_sigint():
+        proc = subprocess.Popen(SQUEEZE + ["seat", "--port", str(free_port()), "--preset", "fast"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                env={**ENV, "SQUEEZE_LOG__FORMAT": "json"})
     seen = []
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:  # the worker is up once the seat tries to connect
