@@ -757,11 +757,12 @@ def test_a_weak_six_card_suit_gives_preference_to_openers_major(bidder):
     assert str(bidder.choose(Hand.parse("6.A754.83.J96543"), a).call) == "3C"
 
 
-def _responder_hands(rng: random.Random, wanted, n: int):
-    """``n`` random responder hands (South after North's opening and East's pass) that ``wanted`` accepts."""
+def _seat_hands(rng: random.Random, wanted, n: int, seat: Seat = Seat.SOUTH):
+    """``n`` random hands of ``seat`` that ``wanted`` accepts (South: the responder after North's opening and East's
+    pass; North: the dealer)."""
     found = []
     while len(found) < n:
-        h = Deal.random(rng)[Seat.SOUTH]
+        h = Deal.random(rng)[seat]
         if wanted(h):
             found.append(h)
     return found
@@ -774,7 +775,7 @@ def test_responder_with_four_trumps_for_openers_major_always_raises(bidder, majo
     HCP with a singleton: too many support points for the limit raise, too few HCP for Jacoby)."""
     a = Auction.parse(f"1{major} P")
     i = "SHDC".index(major)
-    hands = _responder_hands(random.Random(36), lambda h: h.shape[i] >= 4 and h.hcp >= 6, 400)
+    hands = _seat_hands(random.Random(36), lambda h: h.shape[i] >= 4 and h.hcp >= 6, 400)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}", "2N")} == {}
 
@@ -784,7 +785,7 @@ def test_responder_with_game_values_never_makes_a_non_forcing_call_below_game(bi
     """SAYC responses to 1C/1D: the single raise and 1NT show 6-10; with 13-16 responder forces (a new suit, 2NT) or
     bids game. A long fit for opener's minor and nothing else to show once fell through to the single raise."""
     a = Auction.parse(f"1{minor} P")
-    hands = _responder_hands(random.Random(37), lambda h: 13 <= h.hcp <= 16, 400)
+    hands = _seat_hands(random.Random(37), lambda h: 13 <= h.hcp <= 16, 400)
     weak = {}
     for h in hands:
         choice = bidder.choose(h, a, Vul.NONE, alternatives=False)
@@ -811,7 +812,7 @@ def test_responder_rebids_a_long_major_rather_than_inviting_notrump(bidder, auct
     12): 2NT invites notrump and is no place for an eight-card suit that length points had sent there."""
     a = Auction.parse(auction)
     i = "SHDC".index(major)
-    hands = _responder_hands(random.Random(38), lambda h: h.shape[i] >= 6 and 6 <= h.hcp <= 12, 200)
+    hands = _seat_hands(random.Random(38), lambda h: h.shape[i] >= 6 and 6 <= h.hcp <= 12, 200)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in (f"2{major}", f"3{major}", f"4{major}")} == {}
 
@@ -820,7 +821,7 @@ def test_opener_with_four_trumps_for_responders_major_always_raises(bidder):
     """1C P 1H P: opener with four hearts raises (2H, 3H or 4H by his support points). The ladder once had a hole:
     support points of 19 from a void with only 14 HCP were too many for 2H or 3H and too few HCP for 4H."""
     a = Auction.parse("1C P 1H P")
-    hands = _responder_hands(random.Random(39), lambda h: (lambda n: n[1] >= 4 and n[3] >= 3 and n[0] < 5)(
+    hands = _seat_hands(random.Random(39), lambda h: (lambda n: n[1] >= 4 and n[3] >= 3 and n[0] < 5)(
         h.shape) and 12 <= h.hcp <= 21, 300)
     calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in ("2H", "3H", "4H")} == {}
@@ -834,7 +835,7 @@ def test_a_two_level_heart_response_to_1s_is_raised_with_three_and_then_played_i
     assert str(bidder.choose(Hand.parse("K7532.KQ8.Q4.QJ4"), a).call) == "3H"
     assert str(bidder.choose(Hand.parse("QT863.K84.AJ4.K9"), a).call) == "3H"
     raised = a.then(Call.parse("3H")).then(Call.parse("P"))
-    hands = _responder_hands(random.Random(40), lambda h: h.shape[1] >= 5 and 10 <= h.hcp <= 19, 150)
+    hands = _seat_hands(random.Random(40), lambda h: h.shape[1] >= 5 and 10 <= h.hcp <= 19, 150)
     calls = {str(h): str(bidder.choose(h, raised, Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c in ("3N", "P")} == {}
 
@@ -846,7 +847,7 @@ def test_advancer_of_a_weak_jump_overcall_bids_2nt_only_to_ask(bidder):
     a = Auction.parse("1C 2H P", "N")
     assert str(bidder.choose(Hand.parse("A754.Q5.83.AT962"), a).call) == "P"
     assert str(bidder.choose(Hand.parse("A754.Q5.A3.AKT96"), a).call) == "2N"   # 15: the ask
-    hands = _responder_hands(random.Random(41), lambda h: 10 <= h.hcp <= 14, 150)
+    hands = _seat_hands(random.Random(41), lambda h: 10 <= h.hcp <= 14, 150)
     assert [str(h) for h in hands if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) == "2N"] == []
 
 
@@ -867,15 +868,6 @@ def _top(h: Hand, suit, n: int) -> int:
     return sum(1 for c in h.cards_in(suit) if int(c.rank) > 14 - n)
 
 
-def _dealer_hands(rng: random.Random, wanted, n: int):
-    found = []
-    while len(found) < n:
-        h = Deal.random(rng)[Seat.NORTH]
-        if wanted(h):
-            found.append(h)
-    return found
-
-
 def test_a_seven_card_suit_without_an_opening_bid_preempts(bidder):
     """SAYC: a seven-card suit and less than an opening bid is a three-level preempt. With a side ace (9 HCP: no
     opening by the rule of 20 either) the preempt's 'at most 3 HCP outside' once left the dealer with no call; two
@@ -887,7 +879,7 @@ def test_a_seven_card_suit_without_an_opening_bid_preempts(bidder):
         return (h.shape[3 - int(s)] == 7 and 5 <= h.hcp <= 9 and h.hcp - h.suit_hcp(s) <= 5
                 and (_top(h, s, 3) >= 1 or _top(h, s, 5) >= 2))
 
-    hands = _dealer_hands(random.Random(46), wanted, 150)
+    hands = _seat_hands(random.Random(46), wanted, 150, Seat.NORTH)
     calls = {str(h): str(bidder.choose(h, Auction.parse("", "N"), Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c == "P"} == {}
     assert bid(bidder, "T83.A.AJT9875.95", "", dealer="N") == "3D"  # board 67 against BEN: BEN opened it 3D
@@ -903,7 +895,7 @@ def test_a_void_does_not_stop_a_weak_two(bidder):
             h.shape[3 - int(m)] == 6 and _top(h, m, 3) >= 2 and h.shape[3 - int(o)] <= 3
             for m, o in ((Suit.HEARTS, Suit.SPADES), (Suit.SPADES, Suit.HEARTS))))
 
-    hands = _dealer_hands(random.Random(47), wanted, 60)
+    hands = _seat_hands(random.Random(47), wanted, 60, Seat.NORTH)
     calls = {str(h): str(bidder.choose(h, Auction.parse("", "N"), Vul.NONE, alternatives=False).call) for h in hands}
     assert {h: c for h, c in calls.items() if c not in ("2H", "2S")} == {}
 
@@ -915,7 +907,7 @@ def test_after_stayman_over_2nt_and_a_major_responder_keeps_the_notrump_ladder(b
     no invitation there (3NT; board 38 against BEN: 12 tricks opposite 20 HCP)."""
     a = Auction.parse(f"2N P 3C P 3{major} P")
     i = "SH".index(major)  # Hand.shape is spades first
-    stayman = [h for h in _responder_hands(random.Random(48), lambda h: 10 <= h.hcp <= 14 and 4 in h.shape[:2], 300)
+    stayman = [h for h in _seat_hands(random.Random(48), lambda h: 10 <= h.hcp <= 14 and 4 in h.shape[:2], 300)
                if str(bidder.choose(h, Auction.parse("2N P"), Vul.NONE, alternatives=False).call) == "3C"]
     assert len(stayman) > 100
     wrong = {}
