@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bidding_par import deal_of  # noqa: E402  (the same seeded deals)
+from overrides import overrides  # noqa: E402
 
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.config.bidding import load_system  # noqa: E402
@@ -73,15 +74,7 @@ def decisions(n: int, seed: int, probe: BorelBidder) -> list[SeatView]:
 
 
 def parse(pairs: list[str]) -> dict:
-    out = {}
-    for p in pairs:
-        k, _, v = p.partition("=")
-        field = BorelSettings.__dataclass_fields__.get(k)
-        if field is None:
-            sys.exit(f"error: unknown BorelSettings field {k!r}")
-        out[k] = {"true": True, "false": False}.get(v.lower(), v) if field.type in ("bool",) else type(
-            getattr(BorelSettings(), k))(v)
-    return out
+    return overrides(BorelSettings, pairs)
 
 
 def decide(bidder: BorelBidder, view: SeatView, seed: int, k: int) -> tuple[str, float, float, dict]:

@@ -28,12 +28,13 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bidding_par import deal_of  # noqa: E402
+from overrides import overrides  # noqa: E402
 
 from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.auction import Auction  # noqa: E402
@@ -47,27 +48,8 @@ from squeeze.engine.view import SeatView  # noqa: E402
 
 
 def parse_config(text: str) -> PlaySettings:
-    """``KEY=VALUE,...`` over PlaySettings' fields, each value read as the field's default's type."""
-    base = PlaySettings()
-    if not text:
-        return base
-    kinds = {f.name: f for f in fields(PlaySettings)}
-    changes = {}
-    for item in text.split(","):
-        key, _, value = item.partition("=")
-        key = key.strip()
-        if key not in kinds:
-            sys.exit(f"error: {key!r} is not a PlaySettings field (one of {', '.join(sorted(kinds))})")
-        default = getattr(base, key)
-        if isinstance(default, bool):
-            changes[key] = value.strip().lower() in ("1", "true", "yes", "on")
-        elif isinstance(default, int) or (default is None and key.startswith("worlds")):
-            changes[key] = int(value)
-        elif isinstance(default, float):
-            changes[key] = float(value)
-        else:
-            changes[key] = value.strip()
-    return replace(base, **changes)
+    """``KEY=VALUE,...`` over PlaySettings' fields, on top of the engine's defaults."""
+    return replace(PlaySettings(), **overrides(PlaySettings, [p for p in text.split(",") if p.strip()]))
 
 
 @dataclass
@@ -76,11 +58,8 @@ class Tally:
     tricks_lost: int = 0
     costly: int = 0  # leads that give a trick away
     let_through: int = 0  # contracts the best lead beats and this lead lets make
-    imps_lost: list[int] = None  # per deal, the IMPs the lead cost the defence
+    imps_lost: list[int] = field(default_factory=list)  # per deal, the IMPs the lead cost the defence
     cpu: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.imps_lost = []
 
 
 def lead_for(player: Player, play: Play, auction: Auction, vul, board: int):
