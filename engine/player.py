@@ -147,13 +147,15 @@ class Player:
 
     def _card_player(self, view: SeatView) -> CardPlayer:
         calls = () if view.auction is None else tuple(view.auction.calls)
-        key = (view.board, int(view.seat), view.hand.bits, calls, str(view.contract), int(view.vul), view.alerted)
+        key = (view.board, int(view.seat), view.hand.bits, calls, str(view.contract), int(view.vul), view.alerted,
+               view.explanations)
         if self._board is None or self._board.key != key:
             if self.oracle is None:
                 # built on the first card, so a bidding-only seat needs no solver
                 self.oracle = default_oracle(self.params.play.solver_tt_mib, self.params.play.solver_core)
             constraints = (None if view.auction is None
                            else self.bidder.explain_auction(view.auction, view.vul, viewpoint=view.seat,
-                                                             alerted=view.alerted))
+                                                             alerted=view.alerted,
+                                                             explanations=dict(view.explanations)))
             self._board = _Board(key, CardPlayer(self.params.play, oracle=self.oracle, constraints=constraints))
         return self._board.card_player

@@ -26,7 +26,9 @@ class SeatView:
 
     ``auction`` may be ``None`` for a play problem given by its ``contract`` alone (``squeeze play``); otherwise
     the contract is the auction's. ``alerted`` holds the indices of the auction's calls the table marked alerted
-    (an opponent's alerted call our system reads as natural is their convention: ``Bidder.explain_auction``).
+    (an opponent's alerted call our system reads as natural is their convention: ``Bidder.explain_auction``);
+    ``explanations`` the table's text of other seats' calls, as ``(index, text)`` pairs (a mapping is accepted), whose
+    stated ranges the sampler takes for an opponent's call (``bidding.disclosure``).
     ``dummy`` is dummy's original hand, known once the opening lead is made (it is ignored before, and for dummy
     itself, whose own hand is ``hand``). Building a view replays the cards and checks
     them against every hand the seat can see: a view that contradicts itself raises ``BridgeError``.
@@ -41,6 +43,7 @@ class SeatView:
     board: int = 0
     contract: Optional[Contract] = None
     alerted: frozenset[int] = frozenset()
+    explanations: tuple[tuple[int, str], ...] = ()
     _play: Optional[PublicPlay] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -51,6 +54,11 @@ class SeatView:
         n_calls = len(self.auction.calls) if self.auction is not None else 0
         if any(not 0 <= i < n_calls for i in self.alerted):
             raise BridgeError(f"alerted calls {sorted(self.alerted)} are not all calls of the auction ({n_calls} calls)")
+        pairs = self.explanations.items() if isinstance(self.explanations, Mapping) else self.explanations
+        s(self, "explanations", tuple(sorted((int(i), str(t)) for i, t in pairs if t)))
+        if any(not 0 <= i < n_calls for i, _ in self.explanations):
+            raise BridgeError(f"explained calls {[i for i, _ in self.explanations]} are not all calls of the auction "
+                              f"({n_calls} calls)")
         s(self, "cards", tuple(c if isinstance(c, Card) else Card.parse(c) for c in self.cards))
         if self.auction is not None:
             if self.contract is not None and self.auction.is_complete and self.contract != self.auction.contract:

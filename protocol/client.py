@@ -188,6 +188,7 @@ class ClientMachine:
         self.hand: Optional[Hand] = None  #: our 13 cards as dealt
         self.auction: Optional[Auction] = None
         self._alerted: frozenset[int] = frozenset()  # indices of the board's calls that came alerted
+        self._explained: dict[int, str] = {}  # other seats' calls that came with an explanation, by index
         self.contract: Optional[Contract] = None
         self.declarer: Optional[Seat] = None
         self.dummy: Optional[Seat] = None
@@ -245,7 +246,7 @@ class ClientMachine:
         if self.hand is None or self.auction is None:
             raise LocalProtocolError(f"no board under way ({self.phase.value})")
         return SeatView(self.seat, self.hand, self.auction, self.vul or Vul.NONE, board=self.board or 0,
-                        alerted=self._alerted)
+                        alerted=self._alerted, explanations=self._explained)
 
     # --- output ----------------------------------------------------------------------------------------------
     def lines_to_send(self) -> list[str]:
@@ -426,6 +427,7 @@ class ClientMachine:
         self.hand = msg.hand
         self.auction = Auction(self.dealer)
         self._alerted = frozenset()
+        self._explained = {}
         self.phase = ClientPhase.AUCTION
         events: list[ClientEvent] = [HandReceived(seat=msg.seat, hand=msg.hand)]
         self._next_in_auction(events)
@@ -441,6 +443,8 @@ class ClientMachine:
         self.auction = auction
         if msg.alert:
             self._alerted = self._alerted | {len(auction.calls) - 1}
+        if msg.explanation:
+            self._explained[len(auction.calls) - 1] = msg.explanation
         events: list[ClientEvent] = [
             CallReceived(seat=msg.seat, call=msg.call, alert=msg.alert, explanation=msg.explanation)
         ]
@@ -619,7 +623,7 @@ class ClientMachine:
                 return
             self.contract, self.declarer, self.dummy = contract, contract.declarer, contract.declarer.partner
             self._view = SeatView(self.seat, self.hand, a, self.vul or Vul.NONE, board=self.board or 0,
-                                  alerted=self._alerted)
+                                  alerted=self._alerted, explanations=self._explained)
             self.phase = ClientPhase.PLAY
             events.append(AuctionComplete(auction=a, contract=contract, declarer=self.declarer, dummy=self.dummy))
             self._next_in_play(events)

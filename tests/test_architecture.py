@@ -37,7 +37,7 @@ ENGINE_LEVELS = [
     {"player"},
 ]
 PLAY_LEVELS = [{"fronts", "position"}, {"oracle"}, {"pimc", "alphamu", "inference", "relax"}, {"card_player"}]
-BIDDING_LEVELS = [{"features"}, {"rules"}, {"interpreter"}, {"requests", "borel"}]
+BIDDING_LEVELS = [{"features", "disclosure"}, {"rules"}, {"interpreter"}, {"requests", "borel"}]
 PROTOCOL_LEVELS = [{"errors"}, {"messages"}, {"framing", "events"}, {"client", "table"}, {"loopback"}]
 
 #: Robot modules that are pure logic over values (file formats, the tm's routing and clocks): no I/O of their own.

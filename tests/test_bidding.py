@@ -746,6 +746,42 @@ def test_an_opponents_alerted_natural_looking_bid_tells_the_sampler_nothing(bidd
         bidder.explain_auction(stayman, Vul.NONE, Seat.EAST)
 
 
+def test_an_opponents_explanation_tells_the_sampler_its_ranges(bidder):
+    # Boards against BEN: its alerted calls come with the hand they show ("Inverted minors -- 6-!C; 4+!D; 3-!H;
+    # 3-!S; 10-29 HCP"). Unread by our rules (1D P 2D! is a weak raise to us), the call told nothing; its text
+    # says what it shows.
+    a = Auction.parse("1D P 2D", "E")
+    text = "Inverted minors -- 6-!C; 4+!D; 3-!H; 3-!S; 10-29 HCP; Artificial; Forcing"
+    plain = bidder.explain_auction(a, Vul.NONE, viewpoint=Seat.NORTH)
+    assert plain[Seat.WEST].predicates and bidder.unread(a, Vul.NONE, Seat.NORTH, frozenset({2})) == {2}
+    told = bidder.explain_auction(a, Vul.NONE, Seat.NORTH, alerted=frozenset({2}), explanations={2: text})
+    assert told[Seat.WEST].hcp == (10, 29) and told[Seat.WEST].lengths == ((0, 6), (4, 13), (0, 3), (0, 3))
+    assert told[Seat.WEST].predicates == ()  # their system's call: no test by our rules
+    assert told[Seat.EAST] == plain[Seat.EAST]
+    # a call we read too keeps our reading's ranges, narrowed by theirs, without our hand-by-hand test (our
+    # system's judgement of the call, which theirs need not share)
+    stayman = Auction.parse("1N P 2C", "N")
+    ours = bidder.explain_auction(stayman, Vul.NONE, Seat.EAST)[Seat.SOUTH]
+    assert ours.predicates
+    both = bidder.explain_auction(stayman, Vul.NONE, Seat.EAST, alerted=frozenset({2}),
+                                  explanations={2: "Stayman -- 4+!H; 11+ HCP"})[Seat.SOUTH]
+    assert both.predicates == () and both.hcp == (max(11, ours.hcp[0]), ours.hcp[1])
+    assert both.lengths[2][0] >= 4 and both.lengths[0] == ours.lengths[0]
+    # ranges our reading cannot share: theirs alone (1C 1H X 1S!, the transfer of the first test, explained: our
+    # reading of 1S holds at most two hearts)
+    transfer = Auction.parse("1C 1H X 1S", "N")
+    assert bidder.explain_auction(transfer, Vul.NONE, Seat.NORTH)[Seat.WEST].lengths[2][1] <= 2
+    from squeeze.engine.sampling import SeatConstraints
+
+    west = bidder.explain_auction(transfer, Vul.NONE, Seat.NORTH, explanations={3: "Transfer -- 3+!H; 10+ HCP"})
+    assert west[Seat.WEST] == SeatConstraints(hcp=(10, 37), lengths=((0, 13), (0, 13), (3, 13), (0, 13)))
+    # our own side's explanations and texts with no range change nothing
+    assert bidder.explain_auction(stayman, Vul.NONE, Seat.NORTH, explanations={2: "0-7 HCP"}) == \
+        bidder.explain_auction(stayman, Vul.NONE, Seat.NORTH)
+    assert bidder.explain_auction(stayman, Vul.NONE, Seat.EAST, explanations={2: "Stayman"}) == \
+        bidder.explain_auction(stayman, Vul.NONE, Seat.EAST)
+
+
 def test_a_weak_six_card_suit_gives_preference_to_openers_major(bidder):
     # A board against BEN (in both runs): 1S 1N 2D, responder with J96543 of clubs and two spades bid 3C (down one)
     # where 2S makes. A weak six-card suit of one's own is to play only without a doubleton in opener's major or

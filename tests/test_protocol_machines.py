@@ -335,3 +335,5 @@ def test_the_seat_view_carries_which_calls_came_alerted():
     c.receive_line("East passes")
     assert c.seat_view().alerted == {1}
     assert c.seat_view().auction.calls[1] == Call.parse("1S")
+    # and what the table said of it, whose ranges the sampler takes (bidding.disclosure)
+    assert dict(c.seat_view().explanations) == {1: "limit raise in hearts"}

@@ -320,7 +320,8 @@ class BorelBidder:
         # simulation stops, keeping the rules' call, once no candidate could still pass the margin. Most simulated
         # calls keep the rules' call, and most of those are clear after the first round: the worlds not dealt cost
         # nothing. A world where every candidate ends in the same contract needs no solving.
-        constraints = self.ours.explain_auction(a, vul, viewpoint=me, alerted=view.alerted)
+        constraints = self.ours.explain_auction(a, vul, viewpoint=me, alerted=view.alerted,
+                                                explanations=dict(view.explanations))
         sampler = RelaxingSampler(view, constraints, deadline=slice_of(end, 0.25))
         margin = st.margin_imps if st.scoring == "imps" else st.margin_points
         sizes = ([st.min_worlds] + [st.round_worlds] * -(-(st.worlds - st.min_worlds) // st.round_worlds)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Mapping
 from functools import lru_cache
 
 from ..auction import ALL_CALLS, DOUBLE, PASS, REDOUBLE, Auction, Call
@@ -22,6 +23,7 @@ from ..cards import BridgeError, Hand, Seat, Vul
 from ..sampling import SeatConstraints
 from ..scoring import GAME_LEVEL
 
+from .disclosure import read_disclosure
 from .features import features_into, features_of, hcp_and_lengths
 from .rules import (CONSTANTS, BiddingSystemError, CompiledRule, CompiledSystem, encode, extract_ranges,
                     hcp_sufficient, possible_with, strength_range)
@@ -608,16 +610,30 @@ class Bidder:
         return SeatConstraints(hcp=(hlo, hhi), lengths=tuple((lo, hi) for lo, hi in lens), predicates=(pred,))
 
     def explain_auction(self, auction: Auction, vul: Vul = Vul.NONE, viewpoint: Seat | None = None,
-                        alerted: frozenset[int] = frozenset()) -> dict[Seat, SeatConstraints]:
+                        alerted: frozenset[int] = frozenset(),
+                        explanations: Mapping[int, str] | None = None) -> dict[Seat, SeatConstraints]:
         """Per seat, everything its calls so far show and deny (the sampler's input). ``alerted``: the indices of
-        the calls the table marked alerted; those ``unread`` names tell nothing (see there)."""
+        the calls the table marked alerted; those ``unread`` names tell nothing by our reading (see there).
+        ``explanations``: the table's text of calls by index; an opponent's call whose text states ranges
+        (``disclosure.read_disclosure``) shows them, within our reading's ranges where both can hold, and without
+        our reading's hand-by-hand test: what they play is what they say, and our test is our system's judgement of
+        the call (an opponent of another system fails it far more often than the ranges say)."""
         out = {s: SeatConstraints() for s in Seat}
         skip = self.unread(auction, vul, viewpoint, alerted) if alerted else frozenset()
         for i in range(len(auction.calls)):
-            if i in skip:
-                continue
             seat = auction.dealer.next(i)
-            out[seat] = out[seat].intersect(self.meaning_of(auction, i, vul, viewpoint))
+            told = None
+            if explanations and viewpoint is not None and not seat.same_side(viewpoint) and i in explanations:
+                told = read_disclosure(explanations[i])
+            if i in skip:
+                if told is not None:
+                    out[seat] = out[seat].intersect(told)
+                continue
+            meaning = self.meaning_of(auction, i, vul, viewpoint)
+            if told is not None:
+                both = _ranges(meaning).intersect(told)
+                meaning = both if _ranges_hold(both) else told
+            out[seat] = out[seat].intersect(meaning)
         return out
 
     def unread(self, auction: Auction, vul: Vul, viewpoint: Seat | None, alerted: frozenset[int]) -> frozenset[int]:
@@ -641,6 +657,17 @@ class Bidder:
         parity = int(viewpoint if viewpoint is not None else auction.next_seat) & 1
         rd = self.readings(auction.dealer, tuple(auction.calls), vul, parity)
         return [(x.seat, x.call, x.explanation(), x.alertable) for x in rd]
+
+
+def _ranges(c: SeatConstraints) -> SeatConstraints:
+    """``c``'s HCP and suit-length ranges alone."""
+    return SeatConstraints(hcp=c.hcp, lengths=c.lengths)
+
+
+def _ranges_hold(c: SeatConstraints) -> bool:
+    """Whether some 13-card hand has ``c``'s HCP and suit lengths (its other tests aside)."""
+    return (c.hcp[0] <= c.hcp[1] and all(lo <= hi for lo, hi in c.lengths)
+            and sum(lo for lo, _ in c.lengths) <= 13 <= sum(hi for _, hi in c.lengths))
 
 
 #: Rule groups that apply to any auction (last-resort layers): they never make a family "written for" an auction.
