@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -188,6 +189,9 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="another run's folder on the same boards: paired difference")
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
+    # SIGTERM stops the run as Ctrl-C does: the match stops its robots and BEN's clients (each in a session of its
+    # own, so nothing else would), and the store keeps every finished board for the same command to resume
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if args.quick:
         args.boards = 2
     folder = ben_dir(args.ben)

@@ -17,6 +17,13 @@ error (positive: B leads better).
     .venv/bin/python bench/leads.py --deals 600 --seed 5 --a objective=make --b objective=tricks
     .venv/bin/python bench/leads.py --quick       # 20 deals
 
+``--from-match DIR...`` takes the leads of stored matches instead (``bench/ben_match.py``'s, ``squeeze match``'s):
+each board's auction as called there, with the alerts and explanations the table relayed to the leader, leads
+with A and B from the leader's seat, and the lead made at the table is scored beside them, by team: A against
+another robot's leads on the very same auctions and seats. ``--rows FILE`` writes every lead as a JSON line.
+
+    .venv/bin/python bench/leads.py --from-match BEN_RUN... --b objective=imps --rows leads.jsonl
+
 A configuration is ``KEY=VALUE[,KEY=VALUE]`` over ``PlaySettings``' fields (``engine/play/card_player.py``), on top
 of the engine's defaults. Ends with ``RESULT deals=.. imps_lost_a=.. imps_lost_b=.. delta_imps=.. delta_se=..
 tricks_lost_a=.. tricks_lost_b=.. cpu_a=.. cpu_b=..``.
@@ -25,6 +32,7 @@ tricks_lost_a=.. tricks_lost_b=.. cpu_a=.. cpu_b=..``.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -45,6 +53,7 @@ from squeeze.engine.play.card_player import PlaySettings  # noqa: E402
 from squeeze.engine.player import Player, PlayerParams  # noqa: E402
 from squeeze.engine.scoring import imps, score  # noqa: E402
 from squeeze.engine.view import SeatView  # noqa: E402
+from squeeze.robot.tm.store import STORE_FILE  # noqa: E402
 
 
 def parse_config(text: str) -> PlaySettings:
@@ -62,12 +71,43 @@ class Tally:
     cpu: float = 0.0
 
 
-def lead_for(player: Player, play: Play, auction: Auction, vul, board: int):
-    view = SeatView.from_play(play, play.leader, auction=auction, vul=vul, board=board)
+def lead_for(player: Player, play: Play, auction: Auction, vul, board: int, told: dict):
+    view = replace(SeatView.from_play(play, play.leader, auction=auction, vul=vul, board=board), **told)
     player.end_board()
     t0 = time.process_time()
     card = player.play(view).card
     return card, time.process_time() - t0
+
+
+def seeded_cases(bidder: Bidder, seed: int, n: int):
+    """``bidding_par``'s deals of ``seed``, bid by four copies of our rules (no table lead)."""
+    for i in range(n):
+        board, deal, dealer, vul = deal_of(seed, i)
+        auction = Auction(dealer)
+        while not auction.is_complete:
+            auction = auction.then(bidder.choose(deal[auction.next_seat], auction, vul, alternatives=False).call)
+        yield board, deal, auction, vul, None, {}
+
+
+def match_cases(folders: list[str]):
+    """Every played board of the stored matches in ``folders``: its auction as called at the table (another
+    robot's calls read by our rules, as our robot reads them there, with the alerts and explanations the table
+    relayed to the leader) and the lead made there, with its team."""
+    from squeeze.robot.analysis import _records, _teams_of
+
+    for folder in folders:
+        if not (Path(folder) / STORE_FILE).is_file():
+            sys.exit(f"error: {folder} holds no match store ({STORE_FILE})")
+        for rec in _records(Path(folder)):
+            if rec.contract is None or not rec.play:
+                continue
+            leader = Play(rec.deal, rec.contract).leader
+            team = _teams_of(rec, "A", "B")["NS" if leader.is_ns else "EW"]
+            # what the table told the leader of the opponents' calls (it relays their alerts and explanations)
+            theirs = [(i, n) for i, n in enumerate(rec.call_notes) if not rec.auction.seat_of(i).same_side(leader)]
+            told = {"alerted": frozenset(i for i, n in theirs if n.alert),
+                    "explanations": tuple((i, n.explanation) for i, n in theirs if n.alert and n.explanation)}
+            yield rec.board, rec.deal, rec.auction, rec.vul, (team, rec.play[0]), told
 
 
 def main() -> None:
@@ -78,6 +118,11 @@ def main() -> None:
     ap.add_argument("--b", default="worlds_defender=60", help="configuration B")
     ap.add_argument("--show", type=int, default=0, help="print the N deals where A and B differ most")
     ap.add_argument("--quick", action="store_true", help="20 deals")
+    ap.add_argument("--from-match", nargs="+", metavar="DIR", default=None,
+                    help="the leads of stored matches instead (a folder of `squeeze match`, `squeeze tm` or "
+                         "bench/ben_match.py): their auctions, seats and vulnerability, and the lead made at the table")
+    ap.add_argument("--rows", default=None, metavar="FILE", help="also write one JSON line per lead (the deal, "
+                                                               "auction, each lead and what it lost) to FILE")
     args = ap.parse_args()
     if args.quick:
         args.deals = 20
@@ -88,13 +133,13 @@ def main() -> None:
         p.prepare()
     solver = Solver()
     tally = {k: Tally() for k in configs}
+    table_tally: dict[str, Tally] = {}
+    versus: dict[str, list[int]] = {}
     differ = []
+    rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None
     t_start = time.monotonic()
-    for i in range(args.deals):
-        board, deal, dealer, vul = deal_of(args.seed, i)
-        auction = Auction(dealer)
-        while not auction.is_complete:
-            auction = auction.then(bidder.choose(deal[auction.next_seat], auction, vul, alternatives=False).call)
+    cases = match_cases(args.from_match) if args.from_match else seeded_cases(bidder, args.seed, args.deals)
+    for i, (board, deal, auction, vul, table, told) in enumerate(cases):
         c = auction.contract
         if c is None:
             continue
@@ -106,7 +151,7 @@ def main() -> None:
         best_score = score(c, 13 - best, vulnerable)
         row = {}
         for k, player in players.items():
-            card, cpu = lead_for(player, play, auction, vul, board)
+            card, cpu = lead_for(player, play, auction, vul, board, told)
             t = tally[k]
             got = after[card]
             t.leads += 1
@@ -116,11 +161,28 @@ def main() -> None:
             t.let_through += (13 - best < c.tricks_needed) and (13 - got >= c.tricks_needed)
             t.imps_lost.append(imps(score(c, 13 - got, vulnerable) - best_score))
             row[k] = (card, best - got)
+        if table is not None:  # the lead made at the table, by the team that made it
+            team, card = table
+            tt = table_tally.setdefault(team, Tally())
+            tt.leads += 1
+            tt.tricks_lost += best - after[card]
+            tt.costly += after[card] < best
+            tt.let_through += (13 - best < c.tricks_needed) and (13 - after[card] >= c.tricks_needed)
+            tt.imps_lost.append(imps(score(c, 13 - after[card], vulnerable) - best_score))
+            # ours (A) against theirs on the very same auction and seat
+            versus.setdefault(team, []).append(tally["a"].imps_lost[-1] - tt.imps_lost[-1])
+        if rows_out is not None:
+            rows_out.write(json.dumps({
+                "board": board, "deal": str(deal), "auction": str(auction), "contract": str(c),
+                "best_tricks": best, **{k: {"card": str(card), "lost": lost, "imps": tally[k].imps_lost[-1]}
+                                        for k, (card, lost) in row.items()},
+                **({"table": {"team": table[0], "card": str(table[1]), "lost": best - after[table[1]],
+                              "imps": table_tally[table[0]].imps_lost[-1]}} if table is not None else {})}) + "\n")
         if row["a"][0] != row["b"][0]:
             differ.append((tally["a"].imps_lost[-1] - tally["b"].imps_lost[-1], board, str(deal), str(auction), str(c),
                            row))
         if (i + 1) % 100 == 0:
-            print(f"leads: {i + 1}/{args.deals} deals, {time.monotonic() - t_start:.0f} s", flush=True)
+            print(f"leads: {i + 1} deals, {time.monotonic() - t_start:.0f} s", flush=True)
     n = tally["a"].leads
     if n == 0:
         sys.exit("error: every deal was passed out")
@@ -139,6 +201,13 @@ def main() -> None:
     for gain, board, deal, auction, c, row in sorted(differ, key=lambda r: -abs(r[0]))[:args.show]:
         print(f"  board {board} {deal} {auction} -> {c}: A {row['a'][0]} (-{row['a'][1]}), "
               f"B {row['b'][0]} (-{row['b'][1]}), {gain:+d} IMPs for B")
+    for team, t in sorted(table_tally.items()):
+        v = versus[team]
+        m = sum(v) / len(v)
+        sv = math.sqrt(sum((d - m) ** 2 for d in v) / (len(v) - 1) / len(v)) if len(v) > 1 else float("nan")
+        print(f"at the table, {team}: {t.leads} leads, {t.tricks_lost / t.leads:.4f} tricks and "
+              f"{sum(t.imps_lost) / t.leads:.4f} IMPs lost to the DD best lead, {t.costly / t.leads:.1%} cost a "
+              f"trick; A on the same auctions and seats: {-m:+.4f} IMPs/lead better than {team}'s (se {sv:.4f})")
     a, b = tally["a"], tally["b"]
     print(f"RESULT deals={n} imps_lost_a={sum(a.imps_lost) / n:.4f} imps_lost_b={sum(b.imps_lost) / n:.4f} "
           f"delta_imps={mean:+.4f} delta_se={se:.4f} tricks_lost_a={a.tricks_lost / n:.4f} "

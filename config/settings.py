@@ -73,8 +73,9 @@ class EngineSettings(_Section):
                                     description="Time budget per declarer card for alpha-mu beyond M=1.")
     seconds_per_call: float = Field(_PLAYER.seconds_per_call, gt=0, description="Time budget per call.")
     inference: bool = Field(_PLAY.inference, description="Weight the worlds by the cards seen (else uniform).")
-    objective: Literal["make", "tricks"] = Field(_PLAY.objective,
-                                                 description="PIMC's goal: make/defeat the contract, or tricks.")
+    objective: Literal["make", "tricks", "imps"] = Field(
+        _PLAY.objective, description="PIMC's ranking: make/defeat the contract, then tricks; tricks first; or the "
+                                     "IMPs each card costs against the best card of each world.")
     solver_memory_mib: int = Field(_PLAY.solver_tt_mib, ge=1, le=MAX_TT_MIB,
                                    description="Transposition-table memory of the card player's solver, MiB.")
     solver_core: Literal["auto", "portable"] = Field(

@@ -279,3 +279,58 @@ def test_sampling_falls_back_to_hard_facts_when_the_constraints_fail():
     assert len(masks) == 10
     for row in masks:
         assert int(row[Seat.EAST]) == deal[Seat.EAST].bits  # the viewer's own hand
+
+
+def test_imps_objective_trades_the_undertrick_against_overtricks():
+    """2S by South, the defence (West) on lead, four worlds. Card Y beats 2S in one world and gives two overtricks
+    in the three others; card X lets it make exactly everywhere. "make" plays Y (a 25 % chance to beat it); at
+    IMPs X costs 4 in one world (110 against -50), Y 2 in each of the others (170 against 110): "imps" plays X."""
+    from squeeze.engine.play.pimc import rank_key, score_cards
+    from squeeze.engine.scoring import score
+
+    deal = Deal.parse(GRAND)
+    root = Root(int(Contract.parse("2SS").strain), int(Seat.WEST), (), (tuple(deal[s].bits for s in Seat),) * 4, (1.0,) * 4,
+                int(Seat.SOUTH), 8)
+    x, y = Card.parse("SA").index, Card.parse("S2").index  # two cards: only the table below gives them values
+    # the defence's tricks after each card in each world
+    table = [{x: 5, y: 6}, {x: 5, y: 3}, {x: 5, y: 3}, {x: 5, y: 3}]
+    scores = [score(Contract.parse("2SS"), k, False) for k in range(14)]
+    by = {s.card.index: s for s in score_cards(root, table, [x, y], scores)}
+    assert by[y].goal == 0.25 and by[x].goal == 0.0
+    assert by[x].imps == pytest.approx(-4 / 4) and by[y].imps == pytest.approx(-6 / 4)
+    best = {obj: max(by.values(), key=lambda s: rank_key(s, obj)).card.index for obj in ("make", "tricks", "imps")}
+    assert best == {"make": y, "tricks": x, "imps": x}
+    with pytest.raises(BridgeError, match="scores"):
+        score_cards(root, table, [x, y], scores[:5])
+    with pytest.raises(BridgeError, match="needs the contract's scores"):
+        pimc_choose(root, ORACLE, "imps")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_imps_objective_in_one_world_plays_a_double_dummy_best_card(seed):
+    """With one world the best card of that world costs nothing, so "imps" must play a card the solver rates best:
+    the real solver against the IMP arithmetic, on random positions."""
+    from squeeze.engine.scoring import score
+
+    rng = random.Random(seed)
+    pos = random_position(rng, rng.randint(3, 7), rng.randrange(4), rng.randrange(5))
+    declarer = rng.randrange(4)
+    root = Root(pos.trump, pos.leader, pos.trick, (pos.hands,), (1.0,), declarer, 0)
+    left = root.tricks_left
+    need = rng.randint(0, left)
+    root = Root(pos.trump, pos.leader, pos.trick, (pos.hands,), (1.0,), declarer, need)
+    contract = Contract.parse(f"{rng.randint(1, 7)}{'CDHSN'[pos.trump]}")
+    scores = [score(contract, max(0, min(13, contract.level + 6 - need + k)), bool(seed % 2)) for k in range(left + 1)]
+    r = pimc_choose(root, ORACLE, "imps", scores=scores)
+    values = ORACLE.solve_cards_many([root.position(0)])[0]
+    assert values[r.card.index] == max(values.values())
+    assert r.forced or (r.best is not None and r.best.imps == 0)
+
+
+def test_card_player_explains_an_imps_defence():
+    deal = Deal.parse(GRAND)
+    play = Play(deal, Contract.parse("7NS"))
+    player = CardPlayer(PlaySettings(worlds_defender=6, objective="imps"), oracle=ORACLE)
+    d = player.choose(play, 2)
+    assert d.selector == "pimc" and d.reason.startswith("Opening lead - costs the fewest IMPs"), d.reason
+    assert d.card in play.legal_cards()

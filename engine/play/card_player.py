@@ -30,6 +30,7 @@ from ..cards import ALL_CARDS, BridgeError, Card, Seat
 from ..dds_limits import DEFAULT_TT_MIB, MAX_TT_MIB
 from ..deadline import DeadlineReached, expired, slice_of
 from ..sampling import SeatConstraints
+from ..scoring import score
 from ..view import SeatView
 from .alphamu import AlphaMuOptions, alphamu_choose
 from .inference import CardModel, DoubleDummyPlayer, PlayContext, RandomPlayer, WorldPosterior
@@ -63,7 +64,10 @@ class PlaySettings:
     max_m: int = 3
     declarer_budget_s: float = 2.0  # per card, for αμ iterations beyond the first (M = 1 completes unless the
     # decision's deadline, which bounds this budget too, stops it)
-    objective: Literal["make", "tricks"] = "make"
+    # PIMC's ranking (the defenders', and declarer's with the "pimc" selector): "make" (the chance to reach the
+    # side's goal, then tricks), "tricks" (the other way round), "imps" (the IMPs each card costs against each
+    # world's best card, by the contract's score: ``pimc`` module doc)
+    objective: Literal["make", "tricks", "imps"] = "make"
     inference: bool = True
     ess_threshold: float = 0.5  # re-deal when the effective sample size falls below this share of the worlds
     # αμ speed-ups (on by default; switchable to measure what each buys, as in the paper's Table 2).
@@ -84,8 +88,8 @@ class PlaySettings:
             raise BridgeError(f"solver_tt_mib must be 1..{MAX_TT_MIB}, got {self.solver_tt_mib}")
         if self.max_m < 1:
             raise BridgeError(f"max_m must be >= 1, got {self.max_m}")
-        if self.objective not in ("make", "tricks"):
-            raise BridgeError(f"unknown objective {self.objective!r} (use 'make' or 'tricks')")
+        if self.objective not in ("make", "tricks", "imps"):
+            raise BridgeError(f"unknown objective {self.objective!r} (use 'make', 'tricks' or 'imps')")
         if self.solver_core not in ("auto", "portable"):
             raise BridgeError(f"unknown solver core {self.solver_core!r} (use 'auto' or 'portable')")
 
@@ -163,14 +167,20 @@ def forced_reason(card: Card, legal: int, trick: tuple[int, ...], trump: int) ->
 
 
 def search_reason(*, declaring: bool, objective: str, worlds: int, goal: float | None, tricks: float | None,
-                  tricks_left: int, ahead: int = 1, opening_lead: bool = False) -> str:
+                  tricks_left: int, ahead: int = 1, opening_lead: bool = False, imps: float | None = None) -> str:
     """A card chosen by looking at ``worlds`` layouts: the chance that the mover's side reaches its goal
-    (``goal``: make, or beat, the contract), its mean ``tricks`` of the ``tricks_left``, and for the declaring
-    side's deeper search how many of its cards it looked ``ahead``."""
+    (``goal``: make, or beat, the contract), its mean ``tricks`` of the ``tricks_left``, for the declaring
+    side's deeper search how many of its cards it looked ``ahead``, and with the ``imps`` objective what the card
+    costs in IMPs against the best card of each layout."""
     aim = "make the contract" if declaring else "beat the contract"
     layouts = f"{worlds} layout{'' if worlds == 1 else 's'} looked at"
     on_average = "" if tricks is None else f"{tricks:.1f} of the {tricks_left} tricks left on average"
-    if goal is None or objective == "tricks":
+    if objective == "imps" and imps is not None:
+        head = "Costs the fewest IMPs"
+        text = (f"{-imps:.2f} IMPs on average against the best card of each of {layouts}"
+                + (f"; {_percent(goal)} to {aim}" if goal is not None else "")
+                + (f", {on_average}" if on_average else ""))
+    elif goal is None or objective == "tricks":
         head = "Most tricks on average"
         text = f"{tricks or 0:.1f} of the {tricks_left} left in {layouts}"
         if goal is not None:
@@ -404,7 +414,11 @@ class CardPlayer:
                                        **words) + _notes(cut, got.relaxed)
                 return PlayDecision(r.card, reason, mover, "alphamu", r.worlds, r.mu, r.m, r.pimc_card,
                                     time.monotonic() - t0, cut, tuple(got.relaxations), tricks)
-            p = pimc_choose(root, self.oracle, self.settings.objective, search_by)
+            scores = None
+            if self.settings.objective == "imps":  # the declaring side's score by its tricks from here
+                vulnerable = view.vul.is_vulnerable(play.declarer)
+                scores = [score(play.contract, play.declarer_tricks + k, vulnerable) for k in range(tricks_left + 1)]
+            p = pimc_choose(root, self.oracle, self.settings.objective, search_by, scores)
         except DeadlineReached:
             return fallback(got.relaxed)
         b = p.best
@@ -413,7 +427,7 @@ class CardPlayer:
             reason = forced_reason(p.card, legal, trick, int(play.trump))
         else:
             reason = search_reason(objective=self.settings.objective, worlds=p.worlds, goal=b.goal, tricks=b.tricks,
-                                   **words)
+                                   imps=b.imps, **words)
         return PlayDecision(p.card, reason + _notes(cut, got.relaxed), mover, "pimc", p.worlds,
                             b.goal if b else None, 1, p.card, time.monotonic() - t0, cut, tuple(got.relaxations),
                             b.tricks if b else None)

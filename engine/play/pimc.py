@@ -6,6 +6,11 @@ mover's side reaches its goal (the declaring side makes, the defence defeats) an
 ``objective`` chooses which of the two ranks first; the other breaks ties. Equivalent cards are collapsed before
 scoring and a forced card (one legal class) is returned without solving anything.
 
+``imps`` ranks first by the IMPs a card is expected to cost against the double-dummy best card of each world: the
+contract's score after each card's tricks (``scores``: the declaring side's score by the tricks it takes from
+here) against the best card's, in IMPs, averaged over the worlds. It weighs what ``make`` and ``tricks`` each
+leave out: an overtrick in a part score against the undertrick that beats a game, as a team match scores them.
+
 With a ``deadline`` the worlds are solved heaviest first and solving stops there: the card is chosen over the
 worlds solved by then (``cut_short``), or ``DeadlineReached`` is raised if not even one was.
 """
@@ -13,16 +18,17 @@ worlds solved by then (``cut_short``), or ``DeadlineReached`` is raised if not e
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Sequence
 
 from ..cards import BridgeError, Card
+from ..scoring import imps as imps_of
 from ..deadline import DeadlineReached
 from .oracle import DDOracle, solve_cards_by
 from .position import Root, iter_bits
 
 __all__ = ["CardScore", "PimcResult", "pimc_choose", "Objective", "dd_table"]
 
-Objective = Literal["make", "tricks"]
+Objective = Literal["make", "tricks", "imps"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,7 @@ class CardScore:
     card: Card
     goal: float  # weighted probability that the mover's side reaches its goal (make / defeat)
     tricks: float  # weighted mean of the mover's side's tricks from here (current trick included)
+    imps: float | None = None  # weighted mean IMPs against each world's best card (objective "imps"), <= 0
 
 
 @dataclass(frozen=True)
@@ -60,10 +67,28 @@ def goal_reached(root: Root, tricks: int) -> bool:
     return tricks > root.tricks_left - root.target
 
 
-def score_cards(root: Root, table: list[dict[int, int]], cards: list[int]) -> list[CardScore]:
+def score_cards(root: Root, table: list[dict[int, int]], cards: list[int],
+                scores: Sequence[int] | None = None) -> list[CardScore]:
+    """Each card over the solved worlds (``table[i]``: the mover's side's tricks by card in world ``i``); with
+    ``scores`` also its IMPs against each world's best card (module doc)."""
     total = sum(root.weights)
+    sign = 1 if root.mover_is_declarer_side else -1
+    left = root.tricks_left
+    loss = [0.0] * len(cards)
+    if scores is not None:
+        if len(scores) != left + 1:
+            raise BridgeError(f"{len(scores)} scores for {left} tricks left (one per count of tricks, 0 included)")
+        for w, res in zip(root.weights, table):
+            if w <= 0:
+                continue
+            # the mover's side's score after each card (the declaring side takes the mover's tricks or the rest)
+            got = [sign * scores[res[c] if sign > 0 else left - res[c]] if c in res else None for c in cards]
+            best = max((v for v in got if v is not None), default=0)
+            for j, v in enumerate(got):
+                if v is not None:
+                    loss[j] += w * imps_of(v - best)
     out = []
-    for c in cards:
+    for j, c in enumerate(cards):
         goal = tr = 0.0
         for w, res in zip(root.weights, table):
             if w <= 0:
@@ -75,21 +100,28 @@ def score_cards(root: Root, table: list[dict[int, int]], cards: list[int]) -> li
             tr += w * t
             if goal_reached(root, t):
                 goal += w
-        out.append(CardScore(Card.from_index(c), goal / total, tr / total))
+        out.append(CardScore(Card.from_index(c), goal / total, tr / total,
+                             None if scores is None else loss[j] / total))
     return out
 
 
-def rank_key(score: CardScore, objective: Objective) -> tuple[float, float]:
+def rank_key(score: CardScore, objective: Objective) -> tuple[float, ...]:
     # Round so that float noise from different summation orders cannot split true ties.
     g, t = round(score.goal, 12), round(score.tricks, 12)
+    if objective == "imps":
+        return (round(score.imps or 0.0, 12), g, t)
     return (g, t) if objective == "make" else (t, g)
 
 
 def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make",
-                deadline: float | None = None) -> PimcResult:
-    """Best card by PIMC over ``root``'s worlds and weights (over those solved by ``deadline``, if given)."""
-    if objective not in ("make", "tricks"):
-        raise BridgeError(f"unknown PIMC objective {objective!r} (use 'make' or 'tricks')")
+                deadline: float | None = None, scores: Sequence[int] | None = None) -> PimcResult:
+    """Best card by PIMC over ``root``'s worlds and weights (over those solved by ``deadline``, if given).
+    ``scores`` (objective ``imps``, which needs them): the declaring side's score by the number of the remaining
+    tricks it takes, 0 to all of them."""
+    if objective not in ("make", "tricks", "imps"):
+        raise BridgeError(f"unknown PIMC objective {objective!r} (use 'make', 'tricks' or 'imps')")
+    if objective == "imps" and scores is None:
+        raise BridgeError("the 'imps' objective needs the contract's scores by tricks")
     cands = list(iter_bits(root.candidates()))
     if not cands:
         raise BridgeError("no legal card to play")
@@ -107,7 +139,7 @@ def pimc_choose(root: Root, oracle: DDOracle, objective: Objective = "make",
     live = live[: len(table)]
     sub = Root(root.trump, root.leader, root.trick, tuple(root.worlds[i] for i in live),
                tuple(root.weights[i] for i in live), root.declarer, root.target)
-    scores = score_cards(sub, table, cands)
+    ranked = score_cards(sub, table, cands, scores if objective == "imps" else None)
     # Stable sort: among exact ties the candidate order (low cards first) decides, so the choice is deterministic.
-    scores.sort(key=lambda s: rank_key(s, objective), reverse=True)
-    return PimcResult(scores[0].card, tuple(scores), len(live), False, cut_short)
+    ranked.sort(key=lambda s: rank_key(s, objective), reverse=True)
+    return PimcResult(ranked[0].card, tuple(ranked), len(live), False, cut_short)
