@@ -959,3 +959,23 @@ def test_after_stayman_over_2nt_and_a_major_responder_keeps_the_notrump_ladder(b
     assert reading.force == "invitational" and not reading.artificial, reading  # opener may pass: no ace ask
     opener = bid(bidder, "Q9.AQJT.AKT.KJ98" if major == "H" else "AQJT.Q9.AKT.KJ98", f"2N P 3C P 3{major} P 4N P")
     assert opener == "P"  # 20 HCP: the bottom of 20-21 declines
+
+
+def test_advancer_with_a_good_six_card_suit_competes_over_their_raise(bidder):
+    """SAYC: advancer's new suit is natural and not forcing, whatever opener's partner did. Over a raise
+    (``1H 2C 2H``) the rules had no such call, so a good six-card suit with values passed: board 100 against BEN,
+    J7.952.KQT952.K2 passed 2H, which made game after our side's 3C; BEN's advancer bid 3D and bought it in 4D."""
+    a = Auction.parse("1H 2C 2H", "N")
+    assert str(bidder.choose(Hand.parse("J7.952.KQT952.K2"), a, Vul.BOTH, alternatives=False).call) == "3D"
+
+    def wanted(h):  # six or more cards headed by two of the top three honours in diamonds or spades, values
+        def good(i):  # (suits in "SHDC" order, as the hand prints)
+            return h.shape[i] >= 6 and len(set(str(h).split(".")[i]) & set("AKQ")) >= 2
+        return 8 <= h.hcp <= 14 and h.shape[3] <= 2 and (good(0) or good(2))
+
+    hands = _seat_hands(random.Random(41), wanted, 150, seat=Seat.WEST)
+    calls = {str(h): str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) for h in hands}
+    assert {h: c for h, c in calls.items() if c == "P"} == {}
+    # not at the four level: over 1S 3D 3S a six-card heart suit does not bid 4H on its own
+    high = Auction.parse("1S 3D 3S", "S")
+    assert str(bidder.choose(Hand.parse("J8.AKQ974.9.KT83"), high, Vul.EW, alternatives=False).call) != "4H"
