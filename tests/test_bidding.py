@@ -979,3 +979,22 @@ def test_advancer_with_a_good_six_card_suit_competes_over_their_raise(bidder):
     # not at the four level: over 1S 3D 3S a six-card heart suit does not bid 4H on its own
     high = Auction.parse("1S 3D 3S", "S")
     assert str(bidder.choose(Hand.parse("J8.AKQ974.9.KT83"), high, Vul.EW, alternatives=False).call) != "4H"
+
+
+def test_nine_trumps_compete_to_the_three_level_over_their_three_level_bid(bidder):
+    """The law of total tricks, as SAYC's competitive bidding uses it: with nine trumps known between the partners
+    (a five-card major opened, four raised), their three-level bid over our two-level raise is contested at the
+    three level; with eight (three-card raise opposite five) it is not. Board 90 against BEN: after
+    P 1H 2C 2H P P 3C our raiser with four hearts passed and 3C made; BEN's pair bought it in 3H."""
+    a = Auction.parse("P 1H 2C 2H P P 3C", "E")
+    assert str(bidder.choose(Hand.parse("Q9762.Q864.A7.84"), a, Vul.BOTH, alternatives=False).call) == "3H"
+    before = Auction.parse("P 1H 2C", "E")
+
+    def raised(hearts):  # hands that raise 1H to 2H over 2C (the auction's own call) with so many hearts
+        return lambda h: (h.shape[1] == hearts and 6 <= h.hcp <= 9
+                          and str(bidder.choose(h, before, Vul.NONE, alternatives=False).call) == "2H")
+
+    four = _seat_hands(random.Random(42), raised(4), 100, seat=Seat.NORTH)
+    assert {str(h) for h in four if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) != "3H"} == set()
+    three = _seat_hands(random.Random(43), raised(3), 100, seat=Seat.NORTH)
+    assert {str(h) for h in three if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) == "3H"} == set()
