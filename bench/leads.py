@@ -69,14 +69,16 @@ class Tally:
     let_through: int = 0  # contracts the best lead beats and this lead lets make
     imps_lost: list[int] = field(default_factory=list)  # per deal, the IMPs the lead cost the defence
     cpu: float = 0.0
+    relaxed: int = 0  # leads whose worlds set part of the auction aside (the relaxation ladder)
+    relaxed_lost: int = 0  # tricks those leads lost
 
 
 def lead_for(player: Player, play: Play, auction: Auction, vul, board: int, told: dict):
     view = replace(SeatView.from_play(play, play.leader, auction=auction, vul=vul, board=board), **told)
     player.end_board()
     t0 = time.process_time()
-    card = player.play(view).card
-    return card, time.process_time() - t0
+    d = player.play(view)
+    return d.card, time.process_time() - t0, bool(d.relaxations)
 
 
 def seeded_cases(bidder: Bidder, seed: int, n: int):
@@ -151,16 +153,19 @@ def main() -> None:
         best_score = score(c, 13 - best, vulnerable)
         row = {}
         for k, player in players.items():
-            card, cpu = lead_for(player, play, auction, vul, board, told)
+            card, cpu, relaxed = lead_for(player, play, auction, vul, board, told)
             t = tally[k]
             got = after[card]
+            if relaxed:  # the auction's picture could not be dealt whole: some of it set aside
+                t.relaxed += 1
+                t.relaxed_lost += best - got
             t.leads += 1
             t.cpu += cpu
             t.tricks_lost += best - got
             t.costly += got < best
             t.let_through += (13 - best < c.tricks_needed) and (13 - got >= c.tricks_needed)
             t.imps_lost.append(imps(score(c, 13 - got, vulnerable) - best_score))
-            row[k] = (card, best - got)
+            row[k] = (card, best - got, relaxed)
         if table is not None:  # the lead made at the table, by the team that made it
             team, card = table
             tt = table_tally.setdefault(team, Tally())
@@ -174,8 +179,8 @@ def main() -> None:
         if rows_out is not None:
             rows_out.write(json.dumps({
                 "board": board, "deal": str(deal), "auction": str(auction), "contract": str(c),
-                "best_tricks": best, **{k: {"card": str(card), "lost": lost, "imps": tally[k].imps_lost[-1]}
-                                        for k, (card, lost) in row.items()},
+                "best_tricks": best, **{k: {"card": str(card), "lost": lost, "imps": tally[k].imps_lost[-1], "relaxed": relaxed}
+                                        for k, (card, lost, relaxed) in row.items()},
                 **({"table": {"team": table[0], "card": str(table[1]), "lost": best - after[table[1]],
                               "imps": table_tally[table[0]].imps_lost[-1]}} if table is not None else {})}) + "\n")
         if row["a"][0] != row["b"][0]:
@@ -201,6 +206,12 @@ def main() -> None:
     for gain, board, deal, auction, c, row in sorted(differ, key=lambda r: -abs(r[0]))[:args.show]:
         print(f"  board {board} {deal} {auction} -> {c}: A {row['a'][0]} (-{row['a'][1]}), "
               f"B {row['b'][0]} (-{row['b'][1]}), {gain:+d} IMPs for B")
+    for k, t in tally.items():
+        if t.relaxed:
+            rest = t.leads - t.relaxed
+            print(f"{k.upper()}: {t.relaxed} leads ({t.relaxed / n:.1%}) from worlds that set part of the auction "
+                  f"aside lost {t.relaxed_lost / t.relaxed:.4f} tricks each; the other {rest} lost "
+                  f"{(t.tricks_lost - t.relaxed_lost) / max(1, rest):.4f}")
     for team, t in sorted(table_tally.items()):
         v = versus[team]
         m = sum(v) / len(v)

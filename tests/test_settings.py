@@ -113,7 +113,7 @@ REACHES = {
     "seconds_per_card": (2.0, 0.25, lambda p: p.play.declarer_budget_s),
     "seconds_per_call": (2.0, 0.5, lambda p: p.seconds_per_call),
     "inference": (True, False, lambda p: p.play.inference),
-    "objective": ("make", "tricks", lambda p: p.play.objective),
+    "objective": ("imps", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
     "solver_core": ("auto", "portable", lambda p: p.play.solver_core),
     "seed": (None, 42, lambda p: p.seed),

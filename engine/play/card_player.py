@@ -67,7 +67,7 @@ class PlaySettings:
     # PIMC's ranking (the defenders', and declarer's with the "pimc" selector): "make" (the chance to reach the
     # side's goal, then tricks), "tricks" (the other way round), "imps" (the IMPs each card costs against each
     # world's best card, by the contract's score: ``pimc`` module doc)
-    objective: Literal["make", "tricks", "imps"] = "make"
+    objective: Literal["make", "tricks", "imps"] = "imps"  # bench/RESULTS.md, leads and card replays
     inference: bool = True
     ess_threshold: float = 0.5  # re-deal when the effective sample size falls below this share of the worlds
     # αμ speed-ups (on by default; switchable to measure what each buys, as in the paper's Table 2).
