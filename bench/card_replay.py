@@ -13,7 +13,8 @@ player's beliefs follow the cards seen as they did at the table; nothing has a d
 Per configuration and role: decisions, tricks lost per board, decisions that cost a trick, CPU seconds per
 decision; then B - A in tricks lost per board with its standard error (by board; positive: B loses fewer).
 
-    .venv/bin/python bench/card_replay.py --from-match BEN_RUN... [--b objective=imps] [--role defence] [--boards N]
+    .venv/bin/python bench/card_replay.py --from-match BEN_RUN... [--b objective=make] [--role defence] [--boards N]
+    .venv/bin/python bench/card_replay.py --from-match BEN_RUN --quick     # 3 table boards
 
 A configuration is ``KEY=VALUE[,KEY=VALUE]`` over ``PlaySettings``' fields (``engine/play/card_player.py``), on top
 of the engine's defaults. Ends with ``RESULT boards=.. decisions=.. lost_a=.. lost_b=.. lost_table=.. delta=..
@@ -58,10 +59,13 @@ def main() -> None:
     ap.add_argument("--team", default="Squeeze", help="whose cards are replayed (a team's name in the store)")
     ap.add_argument("--role", choices=ROLES, action="append", help="roles replayed (repeat; default: all)")
     ap.add_argument("--a", default="", help="configuration A (default: the engine's defaults)")
-    ap.add_argument("--b", default="objective=imps", help="configuration B")
+    ap.add_argument("--b", default="objective=make", help="configuration B")
     ap.add_argument("--boards", type=int, default=0, help="at most this many table boards (0: all)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="3 table boards")
     args = ap.parse_args()
+    if args.quick:
+        args.boards = 3
     roles = set(args.role or ROLES)
     configs = {"a": parse_config(args.a), "b": parse_config(args.b)}
     players = {k: Player(PlayerParams(play=s, seed=args.seed), systems=load_system) for k, s in configs.items()}

@@ -90,10 +90,11 @@ def test_rooms_pair_by_board_and_only_when_both_finished():
 
 
 # --- one home ----------------------------------------------------------------------------------------------------
-#: The modules that turn point differences into IMPs: the swing and par (``engine.teams``) and the Borel bidder's
-#: gain of a call in one world (one table, no second room). Every other IMP figure of a match, in any layer, is a
-#: room swing, and comes from ``engine.teams``.
-_IMPS_ALLOWED = {"engine/scoring.py", "engine/teams.py", "engine/bidding/borel.py"}
+#: The modules that turn point differences into IMPs: the swing and par (``engine.teams``), the Borel bidder's
+#: gain of a call in one world and PIMC's cost of a card in one world against its best card (``imps`` objective;
+#: one table, no second room). Every other IMP figure of a match, in any layer, is a room swing, and comes from
+#: ``engine.teams``.
+_IMPS_ALLOWED = {"engine/scoring.py", "engine/teams.py", "engine/bidding/borel.py", "engine/play/pimc.py"}
 
 
 def test_the_room_swing_is_computed_in_one_place():
