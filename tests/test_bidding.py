@@ -998,3 +998,22 @@ def test_nine_trumps_compete_to_the_three_level_over_their_three_level_bid(bidde
     assert {str(h) for h in four if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) != "3H"} == set()
     three = _seat_hands(random.Random(43), raised(3), 100, seat=Seat.NORTH)
     assert {str(h) for h in three if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) == "3H"} == set()
+
+
+def test_with_a_fit_slam_values_count_shape(bidder):
+    """Opposite opener's game raise (19-21 points), responder's six-card suit and singleton are a slam: board 175
+    against BEN stopped in 4H with A.K97653.KJ54.T3 (12 tricks; BEN bid 6H). Blackwood counted HCP only (33 between
+    the hands); with a known fit it counts support points. A minimum response still passes."""
+    a = Auction.parse("1C P 1H P 4H P", "S")
+    assert str(bidder.choose(Hand.parse("A.K97653.KJ54.T3"), a, Vul.NS, alternatives=False).call) == "4N"
+    deal = Deal.parse("N:A.K97653.KJ54.T3 Q854.2.Q982.J842 K762.AQT8.3.AK95 JT93.J4.AT76.Q76")
+    auction = Auction(Seat.SOUTH)
+    while not auction.is_complete:
+        auction = auction.then(bidder.choose(deal[auction.next_seat], auction, Vul.NS, alternatives=False).call)
+    assert str(auction.contract) == "6HN"
+    shapely = _seat_hands(random.Random(44), lambda h: h.shape[1] >= 6 and min(h.shape) == 1 and 11 <= h.hcp <= 14,
+                          60, seat=Seat.NORTH)
+    assert {str(h) for h in shapely if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) != "4N"} == set()
+    minimum = _seat_hands(random.Random(45), lambda h: h.shape[1] == 4 and 6 <= h.hcp <= 8 and min(h.shape) >= 2, 60,
+                          seat=Seat.NORTH)
+    assert {str(h) for h in minimum if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) != "P"} == set()
