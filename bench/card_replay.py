@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from leads import parse_config  # noqa: E402
+from leads import parse_config, told_to  # noqa: E402
 
 from squeeze.config.bidding import load_system  # noqa: E402
 from squeeze.engine.board import Play  # noqa: E402
@@ -98,11 +98,8 @@ def main() -> None:
             decider = rec.contract.declarer if role == "declarer" else mover
             ours = teams["NS" if decider.is_ns else "EW"] == args.team
             if ours and role in roles and len(play.legal_cards()) > 1:
-                theirs = [(j, c) for j, c in enumerate(rec.call_notes)
-                          if not rec.auction.seat_of(j).same_side(decider)]
                 view = replace(SeatView.from_play(play, decider, auction=rec.auction, vul=rec.vul, board=rec.board),
-                               alerted=frozenset(j for j, c in theirs if c.alert),
-                               explanations=tuple((j, c.explanation) for j, c in theirs if c.alert and c.explanation))
+                               **told_to(rec, decider))
                 values = solver.solve_cards(Position.from_play(play), rec.contract.strain)
                 best = max(values.values())
                 chosen = {"table": card}

@@ -91,6 +91,14 @@ def seeded_cases(bidder: Bidder, seed: int, n: int):
         yield board, deal, auction, vul, None, {}
 
 
+def told_to(rec, seat) -> dict:
+    """What the table told ``seat`` of the opponents' calls of a stored board (a manager relays their alerts and
+    explanations to the other side), as ``SeatView`` fields."""
+    theirs = [(i, n) for i, n in enumerate(rec.call_notes) if not rec.auction.seat_of(i).same_side(seat)]
+    return {"alerted": frozenset(i for i, n in theirs if n.alert),
+            "explanations": tuple((i, n.explanation) for i, n in theirs if n.alert and n.explanation)}
+
+
 def match_cases(folders: list[str]):
     """Every played board of the stored matches in ``folders``: its auction as called at the table (another
     robot's calls read by our rules, as our robot reads them there, with the alerts and explanations the table
@@ -105,11 +113,7 @@ def match_cases(folders: list[str]):
                 continue
             leader = Play(rec.deal, rec.contract).leader
             team = _teams_of(rec, "A", "B")["NS" if leader.is_ns else "EW"]
-            # what the table told the leader of the opponents' calls (it relays their alerts and explanations)
-            theirs = [(i, n) for i, n in enumerate(rec.call_notes) if not rec.auction.seat_of(i).same_side(leader)]
-            told = {"alerted": frozenset(i for i, n in theirs if n.alert),
-                    "explanations": tuple((i, n.explanation) for i, n in theirs if n.alert and n.explanation)}
-            yield rec.board, rec.deal, rec.auction, rec.vul, (team, rec.play[0]), told
+            yield rec.board, rec.deal, rec.auction, rec.vul, (team, rec.play[0]), told_to(rec, leader)
 
 
 def main() -> None:
