@@ -4,7 +4,8 @@ Robots at a Blue Chip table explain their alerted calls in text, and the robots 
 BEN) write the hand they show as ranges, one item per ``;``: ``4+!H`` (four or more hearts), ``3-!S`` (at most
 three), ``3-5!C``, ``3=!H`` (exactly three), ``11-13 HCP``, ``19+ HCP``, ``11- HCP``; a suit may also be a symbol
 (``5+♠``) or a letter without the ``!``; a bare count (``3!S``) names a call as often as a length and is not read,
-nor is a bare HCP figure without a bound ("15 HCP" is read as exactly 15). Everything else (a convention's name, "Artificial", "Forcing") is left.
+while a bare HCP figure is exact (``15 HCP``). Everything else (a convention's name, "Artificial", "Forcing") is
+left.
 Their explanation is their system, which ours may not know: the sampler takes its ranges for that call
 (``Bidder.explain_auction``), instead of reading the call by our rules as if it were natural.
 
@@ -60,7 +61,5 @@ def read_disclosure(text: str) -> Optional[SeatConstraints]:
             found = True
     if not found:
         return None
-    if hcp[0] > hcp[1] or any(lo > hi for lo, hi in lengths) or sum(lo for lo, _ in lengths) > 13 \
-            or sum(hi for _, hi in lengths) < 13:
-        return None
-    return SeatConstraints(hcp=(hcp[0], hcp[1]), lengths=tuple((lo, hi) for lo, hi in lengths))
+    told = SeatConstraints(hcp=(hcp[0], hcp[1]), lengths=tuple((lo, hi) for lo, hi in lengths))
+    return None if told.is_empty_range else told

@@ -632,7 +632,7 @@ class Bidder:
             meaning = self.meaning_of(auction, i, vul, viewpoint)
             if told is not None:
                 both = _ranges(meaning).intersect(told)
-                meaning = both if _ranges_hold(both) else told
+                meaning = told if both.is_empty_range else both
             out[seat] = out[seat].intersect(meaning)
         return out
 
@@ -662,12 +662,6 @@ class Bidder:
 def _ranges(c: SeatConstraints) -> SeatConstraints:
     """``c``'s HCP and suit-length ranges alone."""
     return SeatConstraints(hcp=c.hcp, lengths=c.lengths)
-
-
-def _ranges_hold(c: SeatConstraints) -> bool:
-    """Whether some 13-card hand has ``c``'s HCP and suit lengths (its other tests aside)."""
-    return (c.hcp[0] <= c.hcp[1] and all(lo <= hi for lo, hi in c.lengths)
-            and sum(lo for lo, _ in c.lengths) <= 13 <= sum(hi for _, hi in c.lengths))
 
 
 #: Rule groups that apply to any auction (last-resort layers): they never make a family "written for" an auction.

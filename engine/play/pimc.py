@@ -17,7 +17,7 @@ worlds solved by then (``cut_short``), or ``DeadlineReached`` is raised if not e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
 from ..cards import BridgeError, Card
@@ -72,23 +72,8 @@ def score_cards(root: Root, table: list[dict[int, int]], cards: list[int],
     """Each card over the solved worlds (``table[i]``: the mover's side's tricks by card in world ``i``); with
     ``scores`` also its IMPs against each world's best card (module doc)."""
     total = sum(root.weights)
-    sign = 1 if root.mover_is_declarer_side else -1
-    left = root.tricks_left
-    loss = [0.0] * len(cards)
-    if scores is not None:
-        if len(scores) != left + 1:
-            raise BridgeError(f"{len(scores)} scores for {left} tricks left (one per count of tricks, 0 included)")
-        for w, res in zip(root.weights, table):
-            if w <= 0:
-                continue
-            # the mover's side's score after each card (the declaring side takes the mover's tricks or the rest)
-            got = [sign * scores[res[c] if sign > 0 else left - res[c]] if c in res else None for c in cards]
-            best = max((v for v in got if v is not None), default=0)
-            for j, v in enumerate(got):
-                if v is not None:
-                    loss[j] += w * imps_of(v - best)
     out = []
-    for j, c in enumerate(cards):
+    for c in cards:
         goal = tr = 0.0
         for w, res in zip(root.weights, table):
             if w <= 0:
@@ -100,9 +85,23 @@ def score_cards(root: Root, table: list[dict[int, int]], cards: list[int],
             tr += w * t
             if goal_reached(root, t):
                 goal += w
-        out.append(CardScore(Card.from_index(c), goal / total, tr / total,
-                             None if scores is None else loss[j] / total))
-    return out
+        out.append(CardScore(Card.from_index(c), goal / total, tr / total))
+    if scores is None:
+        return out
+    left = root.tricks_left
+    if len(scores) != left + 1:
+        raise BridgeError(f"{len(scores)} scores for {left} tricks left (one per count of tricks, 0 included)")
+    sign = 1 if root.mover_is_declarer_side else -1
+    loss = [0.0] * len(cards)
+    for w, res in zip(root.weights, table):
+        if w <= 0:
+            continue
+        # the mover's side's score after each card (the declaring side takes the mover's tricks or the rest)
+        got = [sign * scores[res[c] if sign > 0 else left - res[c]] for c in cards]
+        best = max(got)
+        for j, v in enumerate(got):
+            loss[j] += w * imps_of(v - best)
+    return [replace(s, imps=x / total) for s, x in zip(out, loss)]
 
 
 def rank_key(score: CardScore, objective: Objective) -> tuple[float, ...]:
