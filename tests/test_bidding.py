@@ -1017,3 +1017,44 @@ def test_with_a_fit_slam_values_count_shape(bidder):
     minimum = _seat_hands(random.Random(45), lambda h: h.shape[1] == 4 and 6 <= h.hcp <= 8 and min(h.shape) >= 2, 60,
                           seat=Seat.NORTH)
     assert {str(h) for h in minimum if str(bidder.choose(h, a, Vul.NONE, alternatives=False).call) != "P"} == set()
+
+
+def _bid_out(bidder, deal: str, dealer: Seat, vul: Vul) -> Auction:
+    hands = Deal.parse(deal)
+    auction = Auction(dealer)
+    while not auction.is_complete:
+        auction = auction.then(bidder.choose(hands[auction.next_seat], auction, vul, alternatives=False).call)
+    return auction
+
+
+def test_a_solid_suit_of_our_own_is_a_trump_suit_for_blackwood(bidder):
+    """Board 162 against BEN: 2C P 3C (positive) P 3D P 4C P 4D P 5C, twelve and thirteen tricks in clubs and
+    diamonds, where BEN bid 6D. Neither hand had raised the other, so Blackwood saw no fit; a solid six-card suit
+    (AKJT85, AKQJ82) is one, and its length counts. The slam is then in the Blackwood bidder's own suit."""
+    auction = _bid_out(bidder, "N:T.7543.73.AKJT85 9653.AQT.T5.9632 AKQ87.2.AKQJ82.Q J42.KJ986.964.74",
+                       Seat.EAST, Vul.NS)
+    assert [str(c) for c in auction.calls][:7] == ["P", "2C", "P", "3C", "P", "3D", "P"]
+    assert "4N" in [str(c) for c in auction.calls] and auction.contract.level == 6
+    # Without the solid suit (the same points, a broken six-card suit) there is no fit to ask aces for.
+    assert bid(bidder, "T.7543.73.AKJT85", "P 2C P 3C P 3D P", dealer="E") == "4N"
+    a = Auction.parse("P 2C P 3C P 3D P", "E")
+    assert str(bidder.choose(Hand.parse("T.7543.73.AQT985"), a, Vul.NS, alternatives=False).call) != "4N"
+
+
+def test_their_game_over_our_minor_fit_with_the_values_bids_five(bidder):
+    """Board 112 against BEN: 1C 2H 3C 4H, opener with KQ.A.QJ74.AK7432 (19 HCP, singleton heart) passed; 4H made,
+    and 5C or 5D makes 13 tricks. With ten trumps, the values and shortness in their suit, bid five; a minimum opener
+    or one with length in their suit still passes."""
+    assert bid(bidder, "KQ.A.QJ74.AK7432", "1C 2H 3C 4H", dealer="W") == "5C"
+    assert bid(bidder, "K2.Q43.Q74.AK743", "1C 2H 3C 4H", dealer="W") == "P"
+    assert bid(bidder, "K.QJ4.KJ4.AKJ743", "1C 2H 3C 4H", dealer="W") != "5C"
+
+
+def test_over_their_four_major_four_notrump_shows_the_minors(bidder):
+    """Board 167 against BEN: P 4S, 3.AK.JT753.KQT84 (15 HCP, five-five in the minors) passed and 4S made; in the
+    other room BEN's pair showed the minors over 1S and made 4D doubled. 4NT over their game is both minors; partner
+    picks the longer."""
+    assert bid(bidder, "3.AK.JT753.KQT84", "P 4S", dealer="S") == "4N"
+    assert bid(bidder, "AT.JT643.Q984.96", "P 4S 4N P", dealer="S") == "5D"
+    assert bid(bidder, "AT.JT643.Q98.964", "P 4S 4N P", dealer="S") == "5C"
+    assert bid(bidder, "3.A2.JT753.QT843", "P 4S", dealer="S") == "P"  # 7 HCP: not at the five level
