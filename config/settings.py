@@ -72,6 +72,9 @@ class EngineSettings(_Section):
     seconds_per_card: float = Field(_PLAY.declarer_budget_s, ge=0,
                                     description="Time budget per declarer card for alpha-mu beyond M=1.")
     seconds_per_call: float = Field(_PLAYER.seconds_per_call, gt=0, description="Time budget per call.")
+    seconds_per_lead: float = Field(_PLAYER.seconds_per_lead, gt=0,
+                                    description="Time budget for an opening lead at a table (at most a quarter of "
+                                                "the defender's share of the board's time).")
     inference: bool = Field(_PLAY.inference, description="Weight the worlds by the cards seen (else uniform).")
     objective: Literal["make", "tricks", "imps"] = Field(
         _PLAY.objective, description="PIMC's ranking: make/defeat the contract, then tricks; tricks first; or the "
@@ -463,4 +466,5 @@ def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
                                 max_candidates=e.borel_max_candidates,
                                 threads=e.borel_threads)
     return PlayerParams(system=e.system, opponents_system=e.opponents_system, play=play,
-                        seconds_per_call=e.seconds_per_call, borel=borel, **seed)
+                        seconds_per_call=e.seconds_per_call, seconds_per_lead=e.seconds_per_lead, borel=borel,
+                        **seed)

@@ -48,12 +48,18 @@ class PlayerParams:
     opponents_system: str | None = None  # how we read the opponents' calls (None: as our own system)
     play: PlaySettings = field(default_factory=PlaySettings)
     seconds_per_call: float = 2.0  # a call's time budget (the rule-based bidder answers well within it)
+    # The opening lead's time budget at a table (a seat's clock, robot.agent, spends it): the one card chosen from the
+    # auction alone, where the sampler meets the most relaxed worlds; on a loaded machine a 2 s card budget cut a
+    # third of our leads short against BEN (bench/RESULTS.md, "On the BEN match's own auctions").
+    seconds_per_lead: float = 8.0
     borel: BorelSettings = field(default_factory=BorelSettings)  # Borel simulation at close calls (on by default)
     seed: int = 0  # with the board, seat and step, picks every random choice (see ``Player._rng``)
 
     def __post_init__(self) -> None:
         if self.seconds_per_call <= 0:
             raise BridgeError(f"seconds_per_call must be > 0, got {self.seconds_per_call}")
+        if self.seconds_per_lead <= 0:
+            raise BridgeError(f"seconds_per_lead must be > 0, got {self.seconds_per_lead}")
 
 
 @dataclass

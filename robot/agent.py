@@ -325,6 +325,10 @@ class SeatAgent:
             return self.clock.budget(o.seconds_per_call, left, 0.5), left, 0.5
         ours = 13 - len(mc.cards) // 4
         left = ours * (2 if declarer else 1)
+        if not mc.cards:
+            # The opening lead: its own budget, up to a quarter of the defender's share (12 cards still to come are
+            # mostly quick: PIMC on few worlds, often a single legal card).
+            return self.clock.budget(self.params.seconds_per_lead, 4, share), left, share
         return self.clock.budget(o.seconds_per_card, left, share), left, share
 
     async def _decide(self, kind: str, ev: CallRequested | CardRequested) -> None:

@@ -155,6 +155,7 @@ _ENGINE_FLAGS: dict[str, Any] = {
     "alphamu_depth": _flag(int, ("--max-m", "--alphamu-depth")),
     "seconds_per_card": _flag(float, ("--seconds-per-card", "--budget")),
     "seconds_per_call": _flag(float, "--seconds-per-call"),
+    "seconds_per_lead": _flag(float, "--seconds-per-lead"),
     "inference": _flag(bool, "--inference/--no-inference"),
     "solver_memory_mib": _flag(int, "--solver-memory", "MIB"),
     "seed": _flag(int, ("--seed", "-s"), unset="a fresh one each run"),
@@ -736,7 +737,7 @@ def protocol_lines_cmd(
 
 
 @app.command("seat")
-@engine_command(*_ROBOT_FLAGS, "system", *_PLAY_FLAGS, "seconds_per_call")
+@engine_command(*_ROBOT_FLAGS, "system", *_PLAY_FLAGS, "seconds_per_call", "seconds_per_lead")
 def seat_cmd(
     settings: Settings,
     transcript: Optional[str] = typer.Option(None, "--transcript", metavar="FILE",

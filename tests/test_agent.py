@@ -233,3 +233,28 @@ async def test_a_cancellation_during_a_refused_connect_is_never_taken_for_one_mo
             await task
         outcomes["cancelled"] += 1
     assert outcomes["cancelled"] > 50 and outcomes["ended before"] > 50, outcomes  # both sides of the race were met
+
+
+async def test_the_opening_lead_has_its_own_budget(workers):
+    """The opening lead is chosen from the auction alone and meets the most relaxed worlds: it gets
+    ``seconds_per_lead`` (up to a quarter of the defender's share of the board's time), every other card
+    ``seconds_per_card``."""
+    import dataclasses
+
+    tm = InTestTM(contested_boards(1, seed=6))
+    port = await tm.start()
+    params = dataclasses.replace(FAST, seconds_per_lead=6.0)
+    agents = {s: SeatAgent(options(port, s, seconds_per_card=0.5, board_seconds=120.0), params, worker=workers[s])
+              for s in Seat}
+    tasks = [asyncio.create_task(a.run()) for a in agents.values()]
+    try:
+        assert await asyncio.wait_for(asyncio.gather(*tasks), timeout=240) == [EXIT_OK] * 4, tm.errors
+    finally:
+        for t in tasks:
+            t.cancel()
+        await tm.close()
+    cards = [(s, r) for s, a in agents.items() for r in a.decisions if r["kind"] == "card"]
+    leader = tm.records[0].contract.declarer.lho
+    leads = [r for s, r in cards if s == leader and r["decisions_left"] == 13 and r["budget_s"] > 0.5]
+    assert len(leads) == 1 and leads[0]["budget_s"] == pytest.approx(6.0, abs=0.05)
+    assert sum(r["budget_s"] > 0.5 for _, r in cards) == 1

@@ -112,6 +112,7 @@ REACHES = {
     "alphamu_depth": (3, 2, lambda p: p.play.max_m),
     "seconds_per_card": (2.0, 0.25, lambda p: p.play.declarer_budget_s),
     "seconds_per_call": (2.0, 0.5, lambda p: p.seconds_per_call),
+    "seconds_per_lead": (8.0, 3.0, lambda p: p.seconds_per_lead),
     "inference": (True, False, lambda p: p.play.inference),
     "objective": ("imps", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
