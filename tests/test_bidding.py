@@ -1058,3 +1058,15 @@ def test_over_their_four_major_four_notrump_shows_the_minors(bidder):
     assert bid(bidder, "AT.JT643.Q984.96", "P 4S 4N P", dealer="S") == "5D"
     assert bid(bidder, "AT.JT643.Q98.964", "P 4S 4N P", dealer="S") == "5C"
     assert bid(bidder, "3.A2.JT753.QT843", "P 4S", dealer="S") == "P"  # 7 HCP: not at the five level
+
+
+def test_a_passed_hand_invites_with_two_notrump_over_partners_minor(bidder):
+    """Board 199 against BEN: P P P 1D P 1N P P, the passed responder with 12 HCP balanced bid 1NT (6-10) and 3NT
+    made ten tricks. A passed hand cannot force: 2NT is 11-12, invitational, and an unpassed hand keeps the
+    game-forcing 2NT (13-15)."""
+    assert bid(bidder, "J84.K64.AT2.KJ54", "P P 1D P", dealer="S") == "2N"
+    assert bid(bidder, "J84.K64.AT2.KJ54", "1D P", dealer="N") != "2N"
+    assert bid(bidder, "J84.Q64.AT2.K954", "P P 1D P", dealer="S") == "1N"  # 10 HCP
+    # opener: a sound opening accepts, a light one passes
+    assert bid(bidder, "AQ97.AT3.KJ54.A6", "P P 1D P 2N P", dealer="S") == "3N"
+    assert bid(bidder, "Q97.QT3.J954.A86", "P P 1D P 2N P", dealer="S") == "P"
