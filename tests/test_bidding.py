@@ -1070,3 +1070,11 @@ def test_a_passed_hand_invites_with_two_notrump_over_partners_minor(bidder):
     # opener: a sound opening accepts, a light one passes
     assert bid(bidder, "AQ97.AT3.KJ54.A6", "P P 1D P 2N P", dealer="S") == "3N"
     assert bid(bidder, "Q97.QT3.J954.A86", "P P 1D P 2N P", dealer="S") == "P"
+
+
+def test_boards_against_ben_the_fit_is_played_and_a_void_does_not_pass_for_penalty(bidder):
+    """Two boards of the BEN baseline the rules now bid otherwise. Board 18: P 1S P 2N (Jacoby) P 4D (a second suit),
+    responder with four spades bid 4H, a suit nobody had shown (BEN reached 5S): game in the agreed major. Board 130:
+    P 3H X P, the advancer with a void in hearts and five spades passed for penalty (3HX made; BEN's pair bid 4S)."""
+    assert bid(bidder, "AJT3.AK863.J.Q95", "P 1S P 2N P 4D P", dealer="E") == "4S"
+    assert bid(bidder, "K9765..AT92.7542", "P 3H X P", dealer="E") == "3S"
