@@ -1078,3 +1078,14 @@ def test_boards_against_ben_the_fit_is_played_and_a_void_does_not_pass_for_penal
     P 3H X P, the advancer with a void in hearts and five spades passed for penalty (3HX made; BEN's pair bid 4S)."""
     assert bid(bidder, "AJT3.AK863.J.Q95", "P 1S P 2N P 4D P", dealer="E") == "4S"
     assert bid(bidder, "K9765..AT92.7542", "P 3H X P", dealer="E") == "3S"
+
+
+def test_the_doublers_raise_counts_support_points_and_goes_a_level_up_over_openers_rebid(bidder):
+    """Board 284 against BEN: 1C X P 1S 2C, the doubler with AQT754.J4.AK4.K9 (17 HCP, six spades opposite a
+    four-card answer) competed to 2S and stopped there; BEN's pair reached 4S (ten tricks). With six trumps the
+    hand is worth 19 support points: the invitational jump to 3S, which a maximum answer accepts."""
+    assert bid(bidder, "AQT754.J4.AK4.K9", "1C X P 1S 2C", dealer="W") == "3S"
+    assert bid(bidder, "KJ93.Q7.QT87.432", "1C X P 1S 2C 3S P", dealer="W") == "4S"
+    assert bid(bidder, "J93.Q7.T875.432", "1C X P 1S 2C 3S P", dealer="W") == "P"
+    # a sound but flat doubler (four spades, 17 HCP, 4-3-3-3) still raises one level
+    assert bid(bidder, "AQ75.KJ4.A54.K92", "1C X P 1S 2C", dealer="W") == "2S"
