@@ -1089,3 +1089,13 @@ def test_the_doublers_raise_counts_support_points_and_goes_a_level_up_over_opene
     assert bid(bidder, "J93.Q7.T875.432", "1C X P 1S 2C 3S P", dealer="W") == "P"
     # a sound but flat doubler (four spades, 17 HCP, 4-3-3-3) still raises one level
     assert bid(bidder, "AQ75.KJ4.A54.K92", "1C X P 1S 2C", dealer="W") == "2S"
+
+
+def test_their_raised_weak_two_is_balanced_with_shortness(bidder):
+    """Board 292 against BEN: P 2S P 3S P P, the balancing seat with a void in spades, six diamonds and four hearts
+    (8 HCP) passed; 3S went one down where 5D made. Double for takeout; partner, a passed hand with four diamonds,
+    names them at the four level. With two cards in their suit, or a weak hand, pass."""
+    assert bid(bidder, ".AT54.J98742.AT3", "P 2S P 3S P P", dealer="W") == "X"
+    assert bid(bidder, "843.983.AKT3.KQ6", "P 2S P 3S P P X P", dealer="W") == "4D"
+    assert bid(bidder, "84.AT54.J9874.A3", "P 2S P 3S P P", dealer="W") == "P"
+    assert bid(bidder, ".T54.J98742.T32", "P 2S P 3S P P", dealer="W") == "P"
