@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from squeeze.engine.auction import Contract
+from squeeze.engine.bidding.borel import is_override
 from squeeze.engine.board import Play, PublicPlay
 from squeeze.engine.cards import Card, Seat, Strain
 from squeeze.engine.dds import Position, Solver
@@ -299,6 +300,15 @@ def paired_difference(swings: dict[int, int], baseline: dict[int, int]) -> dict:
             "interval95": [_num(s.low, 4), _num(s.high, 4)], "los": _num(s.los, 4)}
 
 
+def paired_by_override(records: Sequence[BoardRecord], swings: dict[int, int], baseline: dict[int, int]) -> dict:
+    """The paired difference apart on the boards where a simulated call overrode the rules (in either room) and on
+    the others. Simulation is judged against the opponents it projects with, our own rules: a robot that bids
+    otherwise is where it can lose, and a paired run against a baseline without it shows where."""
+    simulated = {r.board for r in records if any(is_override(n.explanation) for n in r.call_notes)}
+    return {"overridden": paired_difference({b: x for b, x in swings.items() if b in simulated}, baseline),
+            "not_overridden": paired_difference({b: x for b, x in swings.items() if b not in simulated}, baseline)}
+
+
 def _records(folder: Path) -> list[BoardRecord]:
     from .tm.store import STORE_FILE, ResultsStore
 
@@ -445,6 +455,11 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
         p = figures["baseline"]
         lines += [f"Against the baseline run on the same boards: {p['mean']} IMPs/board (se {p['stderr']}, 95 % "
                   f"[{p['interval95'][0]}, {p['interval95'][1]}]) over {p['boards']} boards.", ""]
+        if "overridden" in p:
+            o, n = p["overridden"], p["not_overridden"]
+            lines += [f"On the boards where a simulated call overrode the rules (in either room): {o['mean']} "
+                      f"IMPs/board (se {o['stderr']}) over {o['boards']} boards; on the others: {n['mean']} (se "
+                      f"{n['stderr']}) over {n['boards']}.", ""]
     th = figures["think"]
     lines += ["## Think time", "", "| team | decisions | mean s | p95 s | max s | per board mean s | p95 | max | total s |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -536,8 +551,10 @@ def write_report(folder: Path, *, ours: str, baseline: Optional[Path] = None, wo
         _, base = analyse_match(base_records, teams, solver=solver,
                                 dd=_dd_tables(Path(baseline), {r.board: r for r in base_records}, solver))
         sign = 1 if teams[0] == ours else -1
-        figures["baseline"] = paired_difference({int(k): x for k, x in figures["swings"].items()},
-                                                {int(k): sign * x for k, x in base["swings"].items()})
+        swings = {int(k): x for k, x in figures["swings"].items()}
+        base_swings = {int(k): sign * x for k, x in base["swings"].items()}
+        figures["baseline"] = {**paired_difference(swings, base_swings),
+                               **paired_by_override(records, swings, base_swings)}
     (folder / "report.md").write_text(_markdown(figures, analyses, ours, worst), encoding="utf-8")
     (folder / "report.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     _plot(analyses, ours, folder / "imps.png")

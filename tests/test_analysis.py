@@ -16,7 +16,7 @@ from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.engine.dds import Position, Solver
 from squeeze.engine.record import BoardRecord
-from squeeze.robot.analysis import analyse_match, level_class, paired_difference, play_against_dd
+from squeeze.robot.analysis import analyse_match, level_class, paired_by_override, paired_difference, play_against_dd
 
 SOLVER = Solver()
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +89,27 @@ def test_a_missed_game_a_failed_game_and_the_swing_split():
 def test_paired_difference_is_board_by_board():
     p = paired_difference({1: 5, 2: -3, 3: 0, 4: 2}, {1: 2, 2: -3, 3: -1, 5: 12})
     assert p["boards"] == 3 and p["mean"] == pytest.approx((3 + 0 + 1) / 3, abs=1e-4)
+
+
+def test_the_paired_difference_is_split_by_the_boards_a_simulated_call_decided():
+    """A board where our robot's explanation says a simulation overrode the rules (as ``BorelBidder`` words it)
+    counts with the overridden ones, whichever room it was in; the others apart."""
+    import dataclasses
+
+    from squeeze.engine.bidding.borel import OVERRIDE_MARK, is_override
+    from squeeze.engine.record import CallNote
+
+    rng = random.Random(3)
+    players = {s: ("A" if s in (Seat.NORTH, Seat.SOUTH) else "B") for s in Seat}
+    recs = []
+    for board in (1, 2, 3):
+        r = record(board, Deal.random(rng), "1N P P P", Seat.NORTH, rng, "Open", players)
+        text = "15-17 balanced" + (f" {OVERRIDE_MARK}16 deals: 1N instead of the rules' 1D, ...)" if board == 2 else "")
+        recs.append(dataclasses.replace(r, call_notes=(CallNote(explanation=text), CallNote(), CallNote(), CallNote())))
+    assert [is_override(r.call_notes[0].explanation) for r in recs] == [False, True, False]
+    split = paired_by_override(recs, {1: 5, 2: -6, 3: 1}, {1: 2, 2: 4, 3: 1})
+    assert split["overridden"]["boards"] == 1 and split["overridden"]["mean"] == pytest.approx(-10)
+    assert split["not_overridden"]["boards"] == 2 and split["not_overridden"]["mean"] == pytest.approx(1.5)
 
 
 def test_the_ben_bench_without_ben_says_how_to_set_it_up_and_exits_2(tmp_path):

@@ -61,9 +61,11 @@ from ..stats import effective_sample_size, weighted_mean_se
 from ..view import SeatView
 from .interpreter import BidChoice, Bidder
 
-__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "BorelOverride"]
+__all__ = ["BorelSettings", "BorelBidder", "BorelReport", "BorelOverride", "is_override"]
 
 _MAX_PROJECTED_CALLS = 60  # an auction always ends (bids rise); a bound all the same, against a looping system
+#: How an overriding call's explanation starts its account of the simulation (``is_override`` reads it back).
+OVERRIDE_MARK = "(simulation over "
 
 
 @dataclass(frozen=True)
@@ -514,7 +516,7 @@ class BorelBidder:
         better, worse = int((gains > 0).sum()), int((gains < 0).sum())
         producer = self._producer(view.auction, view.vul, call)
         reads = producer.explanation() if producer is not None else "natural"
-        text = (f"{reads} (simulation over {report.worlds} deals: {call} instead of the rules' {rules.call}, "
+        text = (f"{reads} {OVERRIDE_MARK}{report.worlds} deals: {call} instead of the rules' {rules.call}, "
                 f"{mean:+.2f} {unit} a deal, se {se:.2f}; better in {better} deals, worse in {worse}"
                 + (f", {report.distrusted} big wins set aside as possible database gaps" if report.distrusted else "")
                 + f"; overrides rule {rules.rule_id}: {rules.explanation})")
@@ -525,6 +527,11 @@ class BorelBidder:
         force = producer.rule.spec.force if producer is not None else "none"
         return BidChoice(call, f"borel:{rules.rule_id}", text, False, force,
                          ((rules.call, rules.rule_id, rules.explanation),), False, override)
+
+
+def is_override(explanation: str) -> bool:
+    """Whether a call's explanation (as a board record keeps it) is that of a simulated call overriding the rules."""
+    return OVERRIDE_MARK in explanation
 
 
 def _plain(rules: BidChoice) -> BidChoice:
