@@ -12,6 +12,11 @@ last: every finished board is in the match's store as it ends, and the same comm
     .venv/bin/python bench/ben_match.py --boards 300 --out bench/out/ben-match      # (hours; resumes)
     .venv/bin/python bench/ben_match.py --out bench/out/ben-match --report-only     # the report from the store
 
+``--only 3,6,17-20`` plays only those boards of the seed's set (the same deals, numbers, dealers and vulnerability):
+an A/B test of a setting on the boards where it can matter. Example: the boards where a simulated call overrode the
+rules in one run, replayed with Borel simulation off (``--a bench/no-borel.toml``); every other board would be bid
+the same, so the paired difference over them (``--baseline``) is what the simulation won or lost in the whole run.
+
 Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (JSON lines, committed): a
 session that finds no store in ``--out`` seeds one from the ledger and plays only the boards not in it, so an
 hours-long run carries over from one session (or machine) to the next.
@@ -109,6 +114,29 @@ def seed_from_ledger(out: Path, ledger: Path, settings) -> int:
     return len(rows)
 
 
+def parse_only(text: str) -> list[int]:
+    """``"3,6,17-20"`` -> ``[3, 6, 17, 18, 19, 20]`` (sorted, each once); a clear error for anything else."""
+    out: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        lo, dash, hi = part.partition("-")
+        if not lo.isdigit() or (dash and not hi.isdigit()) or int(lo) < 1 or (hi and int(hi) < int(lo)):
+            raise SystemExit(f"error: --only takes board numbers and ranges like 3,6,17-20; got {part!r}")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(out)
+
+
+def write_only_boards(out: Path, only: list[int], boards: int, seed: int) -> Path:
+    """The PBN file of the chosen boards of the seed's set (``--only``), written into the match's folder."""
+    from squeeze.engine.pbn import encode_pbn, write_pbn
+    from squeeze.robot.tm.plan import random_boards
+
+    if only[-1] > boards:
+        raise SystemExit(f"error: --only names board {only[-1]}, beyond the match's {boards} boards")
+    path = out / "only-boards.pbn"
+    path.write_bytes(encode_pbn(write_pbn(b for b in random_boards(1, boards, seed) if b.board in set(only))))
+    return path
+
+
 def run(args: argparse.Namespace, folder: Path) -> None:
     from squeeze.robot.logs import configure_logging
     from squeeze.robot.match import TeamSpec, run_match
@@ -116,22 +144,27 @@ def run(args: argparse.Namespace, folder: Path) -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    config = {"boards": args.boards, "seed": args.seed, "a": args.a, "ben": str(folder), "ben_nice": args.ben_nice,
+    only = parse_only(args.only) if args.only else None
+    config = {"boards": args.boards, "seed": args.seed, "a": args.a, "only": only, "ben": str(folder),
+              "ben_nice": args.ben_nice,
               "ben_commit": ben_commit(folder), "ben_config": os.environ.get("BEN_CONFIG", "config/local.conf"),
               "tm": BEN_TM, "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])}
     info = out / "ben_match.json"
     if info.is_file():
         before = json.loads(info.read_text())
-        differ = [k for k in ("boards", "seed", "a") if before.get(k) != config[k]]
+        differ = [k for k in ("boards", "seed", "a", "only") if before.get(k) != config[k]]
         if differ:
             sys.exit(f"error: {out} holds a BEN match with other {', '.join(differ)} "
                      f"({', '.join(f'{k}={before.get(k)!r}' for k in differ)}): give the same, or another --out")
     info.write_text(json.dumps(config, indent=1) + "\n")
     ledger = Path(args.ledger) if args.ledger else LEDGERS / f"{out.name}.jsonl"
+    tm = dict(BEN_TM)
+    if only:
+        tm["boards_file"] = write_only_boards(out, only, args.boards, args.seed)
     if not (out / STORE_FILE).is_file() and ledger.is_file():
         from squeeze.config.settings import TableManagerSettings
 
-        settings = TableManagerSettings(**{**BEN_TM, "port": 0, "results_dir": out, "boards": args.boards,
+        settings = TableManagerSettings(**{**tm, "port": 0, "results_dir": out, "boards": args.boards,
                                            "seed": args.seed, "rooms": 2})
         print(f"ben_match: {seed_from_ledger(out, ledger, settings)} table boards carried over from {ledger}",
               flush=True)
@@ -149,7 +182,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         t0 = time.monotonic()
         print(f"ben_match: attempt {attempt}, {'resuming' if resume else 'starting'} in {out}", flush=True)
         result = asyncio.run(run_match(args.boards, TeamSpec("Squeeze", args.a), TeamSpec("BEN", None, command=command),
-                                       out, seed=args.seed, resume=resume, tm_settings=dict(BEN_TM),
+                                       out, seed=args.seed, resume=resume, tm_settings=dict(tm),
                                        max_restarts=20, stall_seconds=STALL_SECONDS,
                                        on_progress=_progress(out, ledger)))
         export_ledger(out, ledger)
@@ -187,6 +220,8 @@ def main() -> None:
                                                    "to resume when --out has no store")
     ap.add_argument("--export-ledger", action="store_true", help="only write the ledger from the store")
     ap.add_argument("--baseline", default=None, help="another run's folder on the same boards: paired difference")
+    ap.add_argument("--only", default=None, help="play only these boards of the seed's set, e.g. 3,6,17-20 (an A/B "
+                                                 "test on the boards where a setting matters)")
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
     # SIGTERM stops the run as Ctrl-C does: the match stops its robots and BEN's clients (each in a session of its

@@ -21,7 +21,7 @@ progress). ``--workers`` processes bid deals in parallel (each simulation solves
 
     .venv/bin/python bench/borel.py [--deals 500] [--seed 7] [--quick] [--workers 1] [--threads 2]
         [--worlds 32] [--z 1.0] [--margin 0.5] [--gap 5] [--double-failing 2] [--scoring imps|matchpoints]
-        [--show N]
+        [--show N] [--no-confirm]
 """
 
 from __future__ import annotations
@@ -164,12 +164,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=PlayerParams().seconds_per_call)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--show", type=int, default=10, help="overrides printed (biggest swings first)")
+    ap.add_argument("--no-confirm", action="store_true", help="bid a call that passes on the first worlds without "
+                                                              "confirming it on fresh ones (BorelSettings.confirm)")
     args = ap.parse_args()
     n = 20 if args.quick else args.deals
     worlds = 16 if args.quick else args.worlds
     settings = dict(enabled=True, worlds=worlds, min_worlds=min(BorelSettings.min_worlds, worlds), z=args.z,
                     gap_imps=args.gap, double_failing=args.double_failing, scoring=args.scoring,
-                    threads=args.threads)
+                    threads=args.threads, confirm=not args.no_confirm)
     if args.margin is not None:
         settings["margin_imps" if args.scoring == "imps" else "margin_points"] = args.margin
     full = dataclasses.asdict(BorelSettings(**settings))

@@ -110,6 +110,9 @@ class EngineSettings(_Section):
                                                                                       "call included.")
     borel_threads: int = Field(_BOREL.threads, ge=1, le=64, description="Solver threads for the simulation's "
                                                                         "final contracts.")
+    borel_confirm: bool = Field(_BOREL.confirm, description="Bid a call that beat the rules' only if it beats them "
+                                                            "again on freshly dealt worlds (the first worlds chose it "
+                                                            "among several and overrate it).")
 
 
 class RobotSettings(_Section):
@@ -464,7 +467,7 @@ def engine_params(settings: Settings | EngineSettings) -> PlayerParams:
                                 margin_imps=e.borel_margin_imps, margin_points=e.borel_margin_points, z=e.borel_z,
                                 gap_imps=e.borel_gap_imps, double_failing=e.borel_double_failing,
                                 max_candidates=e.borel_max_candidates,
-                                threads=e.borel_threads)
+                                threads=e.borel_threads, confirm=e.borel_confirm)
     return PlayerParams(system=e.system, opponents_system=e.opponents_system, play=play,
                         seconds_per_call=e.seconds_per_call, seconds_per_lead=e.seconds_per_lead, borel=borel,
                         **seed)

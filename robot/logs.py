@@ -123,7 +123,8 @@ def engine_events(decision: Any) -> tuple[EngineEvent, ...]:
         out.append(("info", "bidding.borel_override",
                     {"seat": o.seat, "board": o.board, "auction": o.auction, "hand": o.hand, "rule": o.rule,
                      "rules_call": o.rules_call, "call": o.call, "gains": o.gains, "worlds": o.worlds,
-                     "distrusted": o.distrusted, "relaxed": o.relaxed, "better": o.better, "worse": o.worse}))
+                     "distrusted": o.distrusted, "relaxed": o.relaxed, "better": o.better, "worse": o.worse,
+                     "confirmed": o.confirmed}))
     return tuple(out)
 
 

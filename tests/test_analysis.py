@@ -150,3 +150,25 @@ def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
     store, _ = prepare_run(again, resume=True)
     assert store.finished(MATCH_NAME, "Open") == {1, 2} and store.finished(MATCH_NAME, "Closed") == {1, 2}
     store.close()
+
+
+def test_a_ben_run_on_chosen_boards_deals_them_as_the_whole_set_does(tmp_path):
+    """``--only``: the chosen boards of the seed's set, the same deals, dealers and vulnerability as in the full
+    run (an A/B test's paired difference is by board number); a bad list is a clear error."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+
+    from squeeze.robot.tm.plan import load_boards, random_boards
+
+    assert ben_match.parse_only("17-19, 3,6,3") == [3, 6, 17, 18, 19]
+    for bad in ("3,x", "0", "9-4", "", "5-"):
+        with pytest.raises(SystemExit, match="--only takes board numbers"):
+            ben_match.parse_only(bad)
+    path = ben_match.write_only_boards(tmp_path, [2, 7, 12], 12, 5)
+    full = {b.board: b for b in random_boards(1, 12, 5)}
+    got = load_boards(path)
+    assert [b.board for b in got] == [2, 7, 12]
+    for b in got:
+        assert (b.deal, b.dealer, b.vul) == (full[b.board].deal, full[b.board].dealer, full[b.board].vul)
+    with pytest.raises(SystemExit, match="beyond the match's 12 boards"):
+        ben_match.write_only_boards(tmp_path, [13], 12, 5)

@@ -1099,3 +1099,27 @@ def test_their_raised_weak_two_is_balanced_with_shortness(bidder):
     assert bid(bidder, "843.983.AKT3.KQ6", "P 2S P 3S P P X P", dealer="W") == "4D"
     assert bid(bidder, "84.AT54.J9874.A3", "P 2S P 3S P P", dealer="W") == "P"
     assert bid(bidder, ".T54.J98742.T32", "P 2S P 3S P P", dealer="W") == "P"
+
+
+def test_partners_overcalled_weak_two_is_raised_with_three_trumps(bidder):
+    """Board 70 against BEN: 2H by partner, 3C by RHO, and three hearts with 12 HCP passed (they made 4H in the other
+    room; 3C went one off). Partner's six and our three are nine trumps: compete to the three level; four trumps or
+    game values bid game in a major; no fit, or their bid already at our level, pass. Opener, weak, then passes."""
+    assert bid(bidder, "K54.AT9.QJ3.QT82", "2H 3C", dealer="E") == "3H"
+    assert bid(bidder, "K54.AT9.QJ3.QT82", "2H X", dealer="E") == "3H"
+    assert bid(bidder, "K54.AT92.Q3.T982", "2H 3C", dealer="E") == "4H"
+    assert bid(bidder, "AK4.AT9.KJ3.QT82", "2H 3C", dealer="E") == "4H"
+    assert bid(bidder, "K54.AT9.QJ3.QT82", "2H 3S", dealer="E") == "P"
+    assert bid(bidder, "K854.A9.QJ3.QT82", "2H 3C", dealer="E") == "P"
+    assert bid(bidder, "96.KQJ765.K87.62", "2H 3C 3H 4C", dealer="E") == "P"
+
+
+def test_partners_overcalled_preempt_is_raised_to_the_four_level_with_three_trumps(bidder):
+    """Board 19 against BEN: 3H by partner, 3S by RHO, and Q95 of hearts with 11 HCP passed; they made 4S
+    (the other room sacrificed in 5H for -100). Seven and three are ten trumps: the four level. A minor preempt is
+    raised to the four level only: five of a minor is for values (pass when their bid takes it there)."""
+    assert bid(bidder, "Q9.Q95.AQ762.T74", "3H 3S", dealer="S") == "4H"
+    assert bid(bidder, "Q9.Q95.AQ762.T74", "3H X", dealer="S") == "4H"
+    assert bid(bidder, "Q9.Q95.AQ762.T74", "3D 4C", dealer="S") == "4D"
+    assert bid(bidder, "Q9.Q95.AQ762.T74", "3D 4S", dealer="S") == "P"
+    assert bid(bidder, "Q95.Q9.AQ762.T74", "3H 3S", dealer="S") == "P"

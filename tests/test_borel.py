@@ -55,7 +55,7 @@ def test_simulation_bids_the_game_the_rules_stop_short_of(borel):
     (level, event, fields), = [e for e in engine_events(choice) if e[1] == "bidding.borel_override"]
     assert level == "info" and fields["call"] == "4S" and fields["hand"] == str(view.hand)
     assert set(fields) == {"seat", "board", "auction", "hand", "rule", "rules_call", "call", "gains", "worlds",
-                           "distrusted", "relaxed", "better", "worse"}
+                           "distrusted", "relaxed", "better", "worse", "confirmed"}
 
 
 def test_a_forcing_rule_is_never_overruled(borel):
@@ -77,6 +77,66 @@ def test_a_forcing_rule_is_never_overruled(borel):
     got = Bidder.of(load_system("sayc")).choose(forced.hand, forced.auction, forced.vul)
     cands, _why = borel.options(forced, got)
     assert PASS not in cands
+
+
+def test_a_call_partner_reads_by_a_rule_the_hand_does_not_satisfy_is_not_weighed(borel):
+    """Board 58 of the final BEN replay: P 1D P 1S P, with A73.T63.AKJT2.Q3 the rules bid 1NT and the hand also
+    satisfies "five or more diamonds, nothing else to bid" (2D); but 2D is read here as six or more diamonds, the
+    explanation the table was given. The simulation weighed 2D, bid it, and misinformed both partner and the
+    opponents; a candidate must be read as the rule the hand satisfies."""
+    view = _view("A73.T63.AKJT2.Q3", "P 1D P 1S P", Vul.BOTH, Seat.EAST)
+    bidder = Bidder.of(load_system("sayc"))
+    rules = bidder.choose(view.hand, view.auction, view.vul)
+    assert rules.call == Call.parse("1N")
+    assert any(str(call) == "2D" for call, _rule, _text in rules.matching)
+    assert borel._producer(view.auction, view.vul, Call.parse("2D")).rule.id != dict(
+        (str(call), rule) for call, rule, _text in rules.matching)["2D"]
+    cands, _why = borel.options(view, rules)
+    assert Call.parse("2D") not in cands
+    # where the reading is the rule the hand satisfies, the call is still weighed: 4S over partner's limit raise
+    limit = _view("AQ9543.K5.QJ54.3", "1S P 3S P")
+    assert Call.parse("4S") in borel.options(limit, bidder.choose(limit.hand, limit.auction, limit.vul))[0]
+
+
+def _scripted(first_gain: float, fresh_gain: float, confirm: bool = True) -> BorelBidder:
+    """A bidder whose final contracts score as scripted: every candidate but the rules' call gains ``first_gain``
+    points a world on the first worlds, the overriding call ``fresh_gain`` on the confirmation's fresh worlds
+    (the real sampler, projection and test; only the double-dummy scores are made up)."""
+    b = BorelBidder(Bidder.of(load_system("sayc")), BorelSettings(enabled=True, confirm=confirm, margin_imps=0.3))
+    stage = {"fresh": False}
+    confirm_real = b._confirm
+
+    def confirm_marked(*args, **kwargs):
+        stage["fresh"] = True
+        return confirm_real(*args, **kwargs)
+
+    def solve(deals, finals, which, vul, me, scores, ok, end):
+        for i in which:
+            scores[i, 1:] = fresh_gain if stage["fresh"] else first_gain
+
+    b._confirm, b._solve_worlds = confirm_marked, solve
+    return b
+
+
+def test_a_call_that_fails_on_fresh_worlds_is_not_bid():
+    """The worlds that chose a call among several overrate it (the winner's curse): it is weighed again against the
+    rules' call on fresh worlds and bid only if it passes there too; the report says why it was not."""
+    view = _view("AQ9543.K5.QJ54.3", "1S P 3S P")
+    rules = Bidder.of(load_system("sayc")).choose(view.hand, view.auction, view.vul)
+    assert rules.call == PASS
+    # 110 points a world (3 IMPs) on the first worlds, nothing on the fresh ones: the rules' call
+    b = _scripted(110.0, 0.0)
+    choice = b.choose(view, random.Random(1), None, seconds=120)
+    assert choice.call == PASS and choice.override is None
+    assert "not confirmed on 16 fresh deals" in b.last.why_not and b.counts["overrides"] == 0
+    # without the confirmation the first worlds decide
+    b = _scripted(110.0, 0.0, confirm=False)
+    assert b.choose(view, random.Random(1), None, seconds=120).call != PASS
+    # passing on both: bid, and the explanation and the evidence name the fresh worlds it was judged on
+    b = _scripted(110.0, 110.0)
+    choice = b.choose(view, random.Random(1), None, seconds=120)
+    assert choice.call != PASS and choice.override.confirmed == 16
+    assert "16 fresh ones that confirmed it" in choice.explanation and "+3.00 IMPs a deal" in choice.explanation
 
 
 def test_openings_follow_the_rules_without_simulating(borel):

@@ -128,6 +128,7 @@ REACHES = {
     "borel_double_failing": (2, 0, lambda p: p.borel.double_failing),
     "borel_max_candidates": (4, 3, lambda p: p.borel.max_candidates),
     "borel_threads": (2, 1, lambda p: p.borel.threads),
+    "borel_confirm": (True, False, lambda p: p.borel.confirm),
 }
 
 
