@@ -1123,3 +1123,12 @@ def test_partners_overcalled_preempt_is_raised_to_the_four_level_with_three_trum
     assert bid(bidder, "Q9.Q95.AQ762.T74", "3D 4C", dealer="S") == "4D"
     assert bid(bidder, "Q9.Q95.AQ762.T74", "3D 4S", dealer="S") == "P"
     assert bid(bidder, "Q95.Q9.AQ762.T74", "3H 3S", dealer="S") == "P"
+
+
+def test_a_good_suit_overcalls_their_1nt_response(bidder):
+    """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
+    their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
+    five-card suit with middling values passes."""
+    assert bid(bidder, "K9753.AKJ.A5.K42", "1D P 1N", dealer="W", vul=Vul.BOTH) == "2S"
+    assert bid(bidder, "Q2.AJ8.K5.QJ9872", "1D P 1N", dealer="W", vul=Vul.BOTH) == "2C"
+    assert bid(bidder, "K9753.Q52.A5.K42", "1D P 1N", dealer="W", vul=Vul.BOTH) == "P"
