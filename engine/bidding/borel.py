@@ -440,23 +440,8 @@ class BorelBidder:
             if m0 - st.z * se0 > margin:
                 passed.append((m0 - st.z * se0, best, m0, se0, without, len(gaining)))
                 continue
-            todo = [i for i in gaining if i not in tables_of]
-            try:
-                solved = self.solver.solve_tables([kept[i] for i in todo], st.threads, end)
-            except DeadlineReached as exc:
-                solved = exc.partial
-            tables_of.update((i, tab) for i, tab in zip(todo, solved) if tab is not None)
-            trusted = diff[:, best].copy()
-            distrusted = 0
-            for i in gaining:
-                tab = tables_of.get(i)
-                gap = True  # not checked in time: not trusted either
-                if tab is not None:
-                    ns, _c = par(tab, vul)
-                    gap = imps(scores[i, best] - (ns if me.is_ns else -ns)) >= st.gap_imps
-                if gap:
-                    trusted[i] = 0.0
-                    distrusted += 1
+            trusted, distrusted = self._set_gaps_aside(diff[:, best], scores[:, best], gaining, kept, vul, me, end,
+                                                       tables_of)
             m2, se2 = weighted_mean_se(trusted, w)
             report.gains[str(cands[best])] = (round(m2, 3), round(se2, 3))
             if m2 - st.z * se2 > margin:
@@ -520,18 +505,7 @@ class BorelBidder:
         trusted[gaining] = 0.0
         m, se = weighted_mean_se(trusted, w)
         if not m - st.z * se > margin and gaining:
-            try:
-                tables = self.solver.solve_tables([kept[i] for i in gaining], st.threads, end)
-            except DeadlineReached as exc:
-                tables = exc.partial
-            trusted = diff.copy()
-            for i, tab in zip(gaining, tables):
-                gap = True  # not checked in time: not trusted either
-                if tab is not None:
-                    ns, _c = par(tab, vul)
-                    gap = imps(scores[i, 1] - (ns if me.is_ns else -ns)) >= st.gap_imps
-                if gap:
-                    trusted[i] = 0.0
+            trusted, _n = self._set_gaps_aside(diff, scores[:, 1], gaining, kept, vul, me, end, {})
             m, se = weighted_mean_se(trusted, w)
         report.stages["confirm"] = time.monotonic() - t
         if m - st.z * se > margin:
@@ -539,6 +513,30 @@ class BorelBidder:
             return m, se, trusted, w
         report.why_not = f"{first}, not confirmed on {len(kept)} fresh deals ({m:+.2f} ± {se:.2f})"
         return None
+
+    def _set_gaps_aside(self, gains: np.ndarray, ours: np.ndarray, gaining: list, deals: Sequence[Deal], vul: Vul,
+                        me: Seat, end: float | None, tables_of: dict) -> tuple[np.ndarray, int]:
+        """``gains`` with each big win in ``gaining`` set to 0 where the deviation's score (``ours``) beats the
+        deal's double-dummy par by ``gap_imps`` or more (a database gap), or where no par table was solved in time;
+        and how many were. ``tables_of`` caches the tables by world (the two best candidates' big wins are often the
+        same worlds)."""
+        todo = [i for i in gaining if i not in tables_of]
+        try:
+            solved = self.solver.solve_tables([deals[i] for i in todo], self.settings.threads, end)
+        except DeadlineReached as exc:
+            solved = exc.partial
+        tables_of.update((i, tab) for i, tab in zip(todo, solved) if tab is not None)
+        trusted, distrusted = gains.copy(), 0
+        for i in gaining:
+            tab = tables_of.get(i)
+            gap = True  # not checked in time: not trusted either
+            if tab is not None:
+                ns, _c = par(tab, vul)
+                gap = imps(ours[i] - (ns if me.is_ns else -ns)) >= self.settings.gap_imps
+            if gap:
+                trusted[i] = 0.0
+                distrusted += 1
+        return trusted, distrusted
 
     def _solve_worlds(self, deals: Sequence[Deal], finals: list[list[Contract | None]], which: range, vul: Vul,
                       me: Seat, scores: np.ndarray, ok: np.ndarray, end: float | None) -> None:
