@@ -116,12 +116,15 @@ def seed_from_ledger(out: Path, ledger: Path, settings) -> int:
 
 def parse_only(text: str) -> list[int]:
     """``"3,6,17-20"`` -> ``[3, 6, 17, 18, 19, 20]`` (sorted, each once); a clear error for anything else."""
+    from squeeze.robot.tm.plan import PlanError, parse_board_range
+
     out: set[int] = set()
-    for part in (p.strip() for p in text.split(",")):
-        lo, dash, hi = part.partition("-")
-        if not lo.isdigit() or (dash and not hi.isdigit()) or int(lo) < 1 or (hi and int(hi) < int(lo)):
-            raise SystemExit(f"error: --only takes board numbers and ranges like 3,6,17-20; got {part!r}")
-        out.update(range(int(lo), int(hi or lo) + 1))
+    for part in text.split(","):
+        try:
+            first, last = parse_board_range(part)
+        except PlanError:
+            raise SystemExit(f"error: --only takes board numbers and ranges like 3,6,17-20; got {part.strip()!r}") from None
+        out.update(range(first, last + 1))
     return sorted(out)
 
 
@@ -133,7 +136,8 @@ def write_only_boards(out: Path, only: list[int], boards: int, seed: int) -> Pat
     if only[-1] > boards:
         raise SystemExit(f"error: --only names board {only[-1]}, beyond the match's {boards} boards")
     path = out / "only-boards.pbn"
-    path.write_bytes(encode_pbn(write_pbn(b for b in random_boards(1, boards, seed) if b.board in set(only))))
+    chosen = set(only)
+    path.write_bytes(encode_pbn(write_pbn(b for b in random_boards(1, boards, seed) if b.board in chosen)))
     return path
 
 

@@ -372,10 +372,7 @@ class BorelBidder:
             if k == 0:
                 report.rung = sampler.relaxed
             fresh = worlds.deals()
-            if sampler.rung > 0 and st.relaxed_weight < 1:
-                for i, d in enumerate(fresh, start=len(deals)):
-                    misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
-                    weights[i] = st.relaxed_weight ** misses
+            weights[len(deals):len(deals) + len(fresh)] = self._world_weights(fresh, sampler, constraints, me)
             t = time.monotonic()
             proj_end = slice_of(solve_end, 0.5) if k else slice_of(end, 0.35)
             first = len(deals)
@@ -475,11 +472,7 @@ class BorelBidder:
         try:
             sampler.start, sampler.deadline = sampler.rung, slice_of(end, 0.3)
             deals = sampler.sample(st.worlds, rng).deals()
-            weights = np.ones(len(deals))
-            if sampler.rung > 0 and st.relaxed_weight < 1:
-                for i, d in enumerate(deals):
-                    misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
-                    weights[i] = st.relaxed_weight ** misses
+            weights = self._world_weights(deals, sampler, constraints, me)
             proj_end = slice_of(end, 0.4)
             finals = []
             for d in deals:
@@ -513,6 +506,17 @@ class BorelBidder:
             return m, se, trusted, w
         report.why_not = f"{first}, not confirmed on {len(kept)} fresh deals ({m:+.2f} ± {se:.2f})"
         return None
+
+    def _world_weights(self, deals: Sequence[Deal], sampler: RelaxingSampler, constraints: dict,
+                       me: Seat) -> np.ndarray:
+        """Each world's weight: 1, or ``relaxed_weight ** k`` when the sampler relaxed the auction's constraints and
+        its hands would not have made ``k`` of the past calls."""
+        weights = np.ones(len(deals))
+        if sampler.rung > 0 and self.settings.relaxed_weight < 1:
+            for i, d in enumerate(deals):
+                misses = sum(not p(d[s]) for s, c in constraints.items() if s != me for p in c.predicates)
+                weights[i] = self.settings.relaxed_weight ** misses
+        return weights
 
     def _set_gaps_aside(self, gains: np.ndarray, ours: np.ndarray, gaining: list, deals: Sequence[Deal], vul: Vul,
                         me: Seat, end: float | None, tables_of: dict) -> tuple[np.ndarray, int]:
