@@ -11,7 +11,9 @@ rate over the 1-worker rate).
 
 Verdict: ``--verdict A B --boards N [--out DIR] [--workers W]`` plays configuration A against B (preset names or TOML
 settings files) for N boards into ``DIR`` (default ``bench/out/verdict-A-B``); it runs for hours, and the same
-command resumes it after a stop. Ends with ``RESULT boards=.. imps_per_board=.. stderr=.. low=.. high=.. los=..
+command resumes it after a stop. Its store's ledger goes to ``bench/ledgers/<DIR's name>.jsonl`` (``--ledger``) every
+five minutes and at the end; a folder without a store is restored from that ledger first (``bench/ledger.py``: only
+at the commit that played it, or with ``--any-commit``), so the run goes on in another session. Ends with ``RESULT boards=.. imps_per_board=.. stderr=.. low=.. high=.. los=..
 par_imps_per_board=.. par_stderr=..``.
 """
 
@@ -20,9 +22,13 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ledger import LedgerKeeper, carry_over, ledger_path  # noqa: E402
 
 from squeeze.config.settings import SelfPlaySettings
 from squeeze.robot.logs import configure_logging
@@ -47,13 +53,19 @@ def throughput(boards: int, workers: int, seed: int) -> float:
 
 
 def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: int,
-            decision_seconds: float | None = None) -> None:
+            decision_seconds: float | None = None, ledger: Path | None = None, any_commit: bool = False) -> None:
+    keeper = None
+    if ledger is not None:
+        carry_over(out, ledger, any_commit=any_commit)
+        keeper = LedgerKeeper(out, ledger)
     extra = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
     settings = SelfPlaySettings(a=a, b=b, boards=boards, seed=seed, workers=workers, out=out, **extra)
     teams = (load_team(a, seed=seed), load_team(b, seed=seed))
     last = [0.0]
 
     def progress(p) -> None:
+        if keeper is not None:
+            keeper.maybe()
         now = time.monotonic()
         if now - last[0] >= 60:  # one line a minute in the log of a run of hours
             last[0] = now
@@ -61,7 +73,11 @@ def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: i
             figure = "no interval yet" if s.boards < 2 else f"{s.mean:+.3f} ± {s.high - s.mean:.3f} IMPs/board"
             print(f"{p.done}/{p.planned} boards, {figure}", flush=True)
 
-    report = run_selfplay(settings, teams, progress=progress)
+    try:
+        report = run_selfplay(settings, teams, progress=progress)
+    finally:
+        if keeper is not None:
+            print(f"ledger: {keeper.final()} table boards in {keeper.ledger}", flush=True)
     s = report.summary
     par = s["par_adjusted"]
     lo, hi = s["interval95"]
@@ -82,13 +98,18 @@ def main() -> None:
                         help="verdict: hard limit per decision (the settings' 60 s unless given): at low priority on "
                              "a loaded machine a decision waits for the CPU far longer than it thinks, and a decision "
                              "the limit cuts short voids its board")
+    parser.add_argument("--ledger", default=None, help="verdict: the run's ledger (default bench/ledgers/<out's "
+                        "name>.jsonl): written as it goes, restored from when the folder has no store")
+    parser.add_argument("--any-commit", action="store_true", help="verdict: restore a ledger played at another "
+                        "commit (for a change known not to touch play)")
     args = parser.parse_args()
     configure_logging("warning", "auto")
     if args.verdict:
         a, b = args.verdict
         name = "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", Path(x).stem) for x in (a, b))
         out = args.out or Path(__file__).resolve().parent / "out" / f"verdict-{name}"
-        verdict(a, b, args.boards or 1000, out, args.workers, args.seed, args.decision_seconds)
+        verdict(a, b, args.boards or 1000, out, args.workers, args.seed, args.decision_seconds,
+                ledger_path(out, args.ledger), args.any_commit)
         return
     boards = args.boards or (8 if args.quick else 40)
     one = throughput(boards, 1, args.seed)

@@ -3,7 +3,9 @@
 Gauntlet (the default): ``default`` against ``fast``, ``strong`` and ``noinf`` (``bench/selfplay-no-inference.toml``:
 the default engine with the Bayesian card weights off), 300 boards per pairing, the same boards in every pairing,
 in-process on the local pool, into ``bench/out/tournament-gauntlet`` (``--out``). It runs for hours on a shared
-machine; the same command resumes it (every finished board is in the folder's store).
+machine; the same command resumes it (every finished board is in the folder's store), and in another session its
+ledger does (``bench/ledgers/<DIR's name>.jsonl``, ``--ledger``; written every five minutes and at the end, restored
+from when the folder has no store, only at the commit that played it unless ``--any-commit``: ``bench/ledger.py``).
 
     nice -n 15 .venv/bin/python bench/tournament.py [--boards 300] [--workers W] [--out DIR] [--quick]
 
@@ -31,6 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ledger import LedgerKeeper, carry_over, ledger_path  # noqa: E402
+
 from squeeze.config.settings import TournamentSettings
 from squeeze.robot.logs import configure_logging
 from squeeze.robot.selfplay.tournament import load_entrants, run_tournament
@@ -45,13 +50,20 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def gauntlet(boards: int, out: Path, workers: int | None, seed: int, decision_seconds: float) -> None:
+def gauntlet(boards: int, out: Path, workers: int | None, seed: int, decision_seconds: float,
+             ledger: Path | None = None, any_commit: bool = False) -> None:
+    keeper = None
+    if ledger is not None:
+        carry_over(out, ledger, any_commit=any_commit)
+        keeper = LedgerKeeper(out, ledger)
     settings = TournamentSettings(entrants=GAUNTLET, format="gauntlet", boards=boards, seed=seed, workers=workers,
                                   decision_seconds=decision_seconds, out=out)
     entrants = load_entrants(settings.entrants, seed=seed)
     last = [0.0, -1]
 
     def progress(p) -> None:
+        if keeper is not None:
+            keeper.maybe()
         now = time.monotonic()
         if p.done != last[1] and (now - last[0] >= 60 or p.done == p.planned):  # a line a minute: a run of hours
             last[0], last[1] = now, p.done
@@ -62,7 +74,11 @@ def gauntlet(boards: int, out: Path, workers: int | None, seed: int, decision_se
                 parts.append(f"{pr.match} {pr.boards + pr.voided}/{pr.planned} {figure}")
             print(f"{time.strftime('%H:%M:%S')} {p.done}/{p.planned} boards | " + " | ".join(parts), flush=True)
 
-    report = run_tournament(settings, entrants, progress=progress)
+    try:
+        report = run_tournament(settings, entrants, progress=progress)
+    finally:
+        if keeper is not None:
+            print(f"ledger: {keeper.final()} table boards in {keeper.ledger}", flush=True)
     s = report.standings
     fields = [f"boards={sum(p.boards + p.voided for p in s.pairings)}", f"planned={boards * len(s.pairings)}",
               f"leader={s.entrants[0].name}", f"finished={int(s.finished)}"]
@@ -112,6 +128,10 @@ def main() -> None:
     parser.add_argument("--decision-seconds", type=float, default=300.0,
                         help="gauntlet: the hard limit per decision (a long run at low priority on a shared "
                              "machine waits for the CPU far more than it thinks)")
+    parser.add_argument("--ledger", default=None, help="gauntlet: the run's ledger (default bench/ledgers/<out's "
+                        "name>.jsonl): written as it goes, restored from when the folder has no store")
+    parser.add_argument("--any-commit", action="store_true", help="gauntlet: restore a ledger played at another "
+                        "commit (for a change known not to touch play)")
     args = parser.parse_args()
     configure_logging("warning", "auto")
     if args.cost:
@@ -124,7 +144,8 @@ def main() -> None:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return
-    gauntlet(args.boards or 300, args.out, args.workers, args.seed, args.decision_seconds)
+    gauntlet(args.boards or 300, args.out, args.workers, args.seed, args.decision_seconds,
+             ledger_path(args.out, args.ledger), args.any_commit)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ killed with SIGKILL. Engines are small (PIMC with 2-4 worlds) to keep the suite 
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -356,3 +357,32 @@ def test_a_run_killed_between_its_plan_and_its_match_resumes(tmp_path, team_file
     prep.store.close()
     report = run_selfplay(s, teams(team_files))
     assert report.summary["boards"] == 2 and len(results(tmp_path)[0]) == 4
+
+
+def test_a_verdict_goes_on_from_its_ledger_in_a_new_folder_only_at_the_commit_that_played_it(tmp_path, team_files):
+    """bench/selfplay.py --verdict: the ledger it writes restores the run where its folder is gone (a new session or
+    machine), the resumed run plays nothing more and says the same; a ledger from another commit is refused."""
+    two, three = team_files
+    ledger = tmp_path / "run.jsonl"
+    cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "bench", "selfplay.py"), "--verdict", two,
+           three, "--boards", "2", "--workers", "1", "--out", str(tmp_path / "run"), "--ledger", str(ledger)]
+    first = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    assert first.returncode == 0, first.stderr[-2000:]
+    result = [line for line in first.stdout.splitlines() if line.startswith("RESULT ")]
+    assert len(result) == 1 and "ledger: 4 table boards" in first.stdout
+    header = json.loads(ledger.read_text(encoding="utf-8").splitlines()[0])
+    assert header["source"]["commit"] and "selfplay.py" in header["source"]["command"]
+
+    shutil.rmtree(tmp_path / "run")
+    again = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "4 table boards carried over" in again.stdout
+    assert [line for line in again.stdout.splitlines() if line.startswith("RESULT ")] == result
+
+    shutil.rmtree(tmp_path / "run")
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    header["source"]["commit"] = "0" * 40
+    ledger.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n", encoding="utf-8")
+    refused = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    assert refused.returncode != 0 and f"played at commit {'0' * 40}" in refused.stderr
+    assert "git worktree add" in refused.stderr and not (tmp_path / "run" / "results.sqlite").exists()

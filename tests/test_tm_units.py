@@ -4,8 +4,13 @@ machine's additions (act_for, notes and seconds, a rejoin's handshake), and the 
 import os
 import random
 
+import json
+import sqlite3
+
 import pytest
 import typer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from squeeze.engine.cards import Deal, Seat, Vul
@@ -15,7 +20,8 @@ from squeeze.protocol.errors import LocalProtocolError
 from squeeze.protocol.table import TableMachine
 from squeeze.robot.cli import _TM_FLAGS, app
 from squeeze.robot.tm.plan import PlanError, load_boards, load_match_file, parse_board_range, random_boards
-from squeeze.robot.tm.store import DuplicateBoardError, ResultsStore, StoreError
+from squeeze.robot.tm.store import (DuplicateBoardError, LedgerError, ResultsStore, StoreError, read_ledger_header,
+                                    restore_ledger)
 from test_protocol_support import TEAM, board, connect_all, name
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
@@ -54,6 +60,102 @@ def test_store_commits_a_board_once_and_survives_reopening(tmp_path):
     with pytest.raises(StoreError, match="no run to resume"):
         ResultsStore(tmp_path / "none.sqlite", create=False)
 
+
+def _tables(path) -> dict:
+    """Every row of every table of the store at ``path``, as stored (the ledger's promise is all of them)."""
+    db = sqlite3.connect(path)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {n: db.execute(f"SELECT * FROM {n} ORDER BY rowid").fetchall() for n in names}
+    finally:
+        db.close()
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plays=st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.sampled_from(["Open", "Closed"]),
+                                st.integers(1, 3), st.lists(_TEXT, max_size=2)), max_size=8),
+       voids=st.lists(st.tuples(st.sampled_from(["m1", "m2"]), st.integers(1, 3), _TEXT), max_size=2),
+       dd=st.dictionaries(st.integers(1, 3), st.lists(st.lists(st.integers(0, 13), min_size=4, max_size=4),
+                                                      min_size=5, max_size=5), max_size=3),
+       settings_doc=st.dictionaries(_TEXT, st.one_of(st.integers(), st.floats(allow_nan=False), _TEXT), max_size=3))
+def test_a_store_and_its_ledger_hold_the_same_rows(tmp_path_factory, plays, voids, dd, settings_doc):
+    folder = tmp_path_factory.mktemp("ledger")
+    boards = random_boards(1, 3, seed=8)
+    store = ResultsStore(folder / "a.sqlite", create=True)
+    store.set_plan(boards, {"kind": "selfplay", "note": "ü ✓ \n"})
+    store.set_settings(settings_doc)
+    store.add_match("m1", 2, "A", "B")
+    store.add_match("m2", 2, None, "C")
+    for match, room, number, incidents in plays:
+        try:
+            store.commit_board(match, room, BoardRecord(board=number, deal=boards[number - 1].deal, room=room),
+                               incidents)
+        except DuplicateBoardError:
+            pass
+    for match, number, detail in voids:
+        store.void_board(match, ("Open", "Closed"), number, detail)
+    for number, tricks in dd.items():
+        store.commit_boards("m1", [], (number, tricks))
+    finished = len(store.results())
+    assert store.write_ledger(folder / "a.jsonl", {"commit": "abc"}) == finished
+    store.close()
+    copy, header = restore_ledger(folder / "a.jsonl", folder / "b.sqlite")
+    copy.close()
+    assert header["source"] == {"commit": "abc"} and read_ledger_header(folder / "a.jsonl") == header
+    assert _tables(folder / "b.sqlite") == _tables(folder / "a.sqlite")
+    # and the copy's ledger is the same text: nothing is lost or reordered on the way round
+    copy = ResultsStore(folder / "b.sqlite", create=False)
+    copy.write_ledger(folder / "b.jsonl", {"commit": "abc"})
+    copy.close()
+    assert (folder / "b.jsonl").read_text(encoding="utf-8") == (folder / "a.jsonl").read_text(encoding="utf-8")
+
+
+def _a_ledger(tmp_path):
+    boards = random_boards(1, 2, seed=4)
+    store = ResultsStore(tmp_path / "a.sqlite", create=True)
+    store.set_plan(boards, {"x": 1})
+    store.add_match("m", 2, "A", "B")
+    store.commit_board("m", "Open", BoardRecord(board=1, deal=boards[0].deal, room="Open"))
+    store.write_ledger(tmp_path / "a.jsonl")
+    store.close()
+    return (tmp_path / "a.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("damage, error", [
+    (lambda lines: [], "line 1 is not a results ledger"),
+    (lambda lines: ['{"kind": "something else"}'] + lines[1:], "line 1 is not a results ledger"),
+    (lambda lines: [lines[0].replace('"schema": 1', '"schema": 9')] + lines[1:], "schema 9"),
+    (lambda lines: lines[:-1] + [lines[-1][:40]], r"line \d+: not JSON"),
+    (lambda lines: lines + ['{"table": "users", "row": {}}'], r"line \d+: not a row of a store table"),
+    (lambda lines: lines + ['{"table": "dd", "row": {"board": 1}}'], r"line \d+: a dd row has columns"),
+])
+def test_a_damaged_ledger_is_refused_naming_its_line_and_makes_nothing(tmp_path, damage, error):
+    (tmp_path / "bad.jsonl").write_text("\n".join(damage(_a_ledger(tmp_path))) + "\n", encoding="utf-8")
+    with pytest.raises(LedgerError, match=error):
+        restore_ledger(tmp_path / "bad.jsonl", tmp_path / "b.sqlite")
+    assert not list(tmp_path.glob("b.sqlite*"))
+
+
+def test_a_ledger_whose_rows_break_the_stores_keys_leaves_nothing(tmp_path):
+    lines = _a_ledger(tmp_path)
+    result = next(line for line in lines if json.loads(line).get("table") == "results")
+    (tmp_path / "twice.jsonl").write_text("\n".join(lines + [result]) + "\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="do not make a store"):
+        restore_ledger(tmp_path / "twice.jsonl", tmp_path / "b.sqlite")
+    assert not list(tmp_path.glob("b.sqlite*"))
+
+
+def test_a_ledger_is_never_restored_over_a_run(tmp_path):
+    _a_ledger(tmp_path)
+    before = _tables(tmp_path / "a.sqlite")
+    with pytest.raises(StoreError, match="already holds a run"):
+        restore_ledger(tmp_path / "a.jsonl", tmp_path / "a.sqlite")
+    assert _tables(tmp_path / "a.sqlite") == before
+    with pytest.raises(LedgerError, match="no such ledger"):
+        restore_ledger(tmp_path / "none.jsonl", tmp_path / "c.sqlite")
 
 # --- plan -------------------------------------------------------------------------------------------------------
 

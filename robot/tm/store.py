@@ -24,11 +24,19 @@ Tables:
 - ``dd``: a deal's double-dummy table, when the run computed one (self-play does, to split swings into bidding and
   play and to score each room against par); added after schema 1 shipped, created on opening like the others,
   so older stores simply have none.
+
+A store also has a text form, its **ledger** (``write_ledger``, ``restore_ledger``): one JSON line per row of every
+table, after a header line naming the format and the schema. A run of hours keeps its ledger in the repository, so a
+session on another machine (or after the folder is lost) restores the store from it and plays only what is missing.
+Why JSON lines and not ``sqlite3``'s own ``iterdump``: a dump restores anything it is given (SQL run blind), where
+each ledger line is read as data, checked against the table's columns and refused with its line number; and a new
+row is a new line, so the committed file grows by diffs.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -38,7 +46,7 @@ from typing import Any, Iterable, Optional, Sequence
 from squeeze.engine.record import BoardRecord
 
 __all__ = ["ResultsStore", "StoreError", "StoreWriteError", "DuplicateBoardError", "MatchRow", "ResultRow", "STORE_SCHEMA",
-           "STORE_FILE", "plan_differences"]
+           "STORE_FILE", "plan_differences", "LedgerError", "LEDGER_KIND", "restore_ledger", "read_ledger_header"]
 
 #: Bumped when the tables change; a store of another schema is refused, never misread.
 STORE_SCHEMA = 1
@@ -63,6 +71,11 @@ CREATE TABLE IF NOT EXISTS incidents (
     detail TEXT NOT NULL, at REAL NOT NULL
 );
 """
+
+#: The first line of every ledger names it; a file without it is refused rather than guessed at.
+LEDGER_KIND = "squeeze-results-ledger"
+#: The tables a ledger holds, in an order that restores without breaking a foreign key (deals before results...).
+_LEDGER_TABLES = ("meta", "deals", "matches", "results", "dd", "incidents")
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -107,6 +120,10 @@ class StoreWriteError(StoreError):
     """The store could not write (disk full, read-only folder, I/O error): nothing of that write is stored, and the
     table manager stops rather than let a table move on past a board it could not record (``--resume`` replays it
     once the folder is writable again)."""
+
+
+class LedgerError(StoreError):
+    """A ledger that cannot be restored (not a ledger, another schema, a malformed or unknown line): nothing made."""
 
 
 class DuplicateBoardError(StoreError):
@@ -329,6 +346,35 @@ class ResultsStore:
             "ORDER BY match, board, CASE room WHEN 'Closed' THEN 1 ELSE 0 END")
         return [ResultRow(r[0], r[1], r[2], BoardRecord.from_json(r[3]), tuple(json.loads(r[4])), r[5]) for r in rows]
 
+    # --- the text form: the ledger ---------------------------------------------------------------------------------
+    def write_ledger(self, path: str | Path, source: Optional[dict] = None) -> int:
+        """Write the whole store to ``path`` as a ledger (module doc): a header line (``LEDGER_KIND``, the schema and
+        ``source``, e.g. the commit and command that played the run), then each table's rows in order. The rows are
+        read in one transaction, so a run writing meanwhile (another process) is caught between two boards; the
+        file is written whole, synced, then renamed over the old one. Returns the number of finished table boards.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        results = 0
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(json.dumps({"kind": LEDGER_KIND, "schema": STORE_SCHEMA, "source": source or {}},
+                               sort_keys=True) + "\n")
+            self._db.execute("BEGIN")  # a read snapshot (WAL): every table as of one moment
+            try:
+                for table in _LEDGER_TABLES:
+                    cursor = self._db.execute(f"SELECT * FROM {table} ORDER BY rowid")
+                    columns = [d[0] for d in cursor.description]
+                    for row in cursor:
+                        f.write(json.dumps({"table": table, "row": dict(zip(columns, row))}, sort_keys=True) + "\n")
+                        results += table == "results"
+            finally:
+                self._db.execute("COMMIT")
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+        return results
+
     # --- incidents ----------------------------------------------------------------------------------------------
     def add_incident(self, match: str, room: str, board: Optional[int], kind: str, detail: str) -> None:
         try:
@@ -341,3 +387,84 @@ class ResultsStore:
     def incidents(self) -> list[tuple[str, str, Optional[int], str, str]]:
         """``(match, room, board, kind, detail)`` in the order they happened."""
         return list(self._db.execute("SELECT match, room, board, kind, detail FROM incidents ORDER BY id"))
+
+
+def _ledger_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise LedgerError(f"{path}: no such ledger") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{path}: cannot read it as a ledger: {exc}") from None
+
+
+def _ledger_header(path: Path, lines: list[str]) -> dict:
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("kind") != LEDGER_KIND:
+        raise LedgerError(f"{path}: line 1 is not a results ledger's header (kind {LEDGER_KIND!r})")
+    if header.get("schema") != STORE_SCHEMA:
+        raise LedgerError(f"{path} holds store schema {header.get('schema')}; this version reads schema "
+                          f"{STORE_SCHEMA}")
+    if not isinstance(header.get("source", {}), dict):
+        raise LedgerError(f"{path}: line 1: its source is not an object")
+    return header
+
+
+def read_ledger_header(path: str | Path) -> dict:
+    """A ledger's header (``kind``, ``schema``, ``source``), checked. Raises ``LedgerError``."""
+    path = Path(path)
+    return _ledger_header(path, _ledger_lines(path))
+
+
+def restore_ledger(ledger: str | Path, store_path: str | Path) -> tuple[ResultsStore, dict]:
+    """A new store at ``store_path`` holding exactly what ``ledger`` holds, and the ledger's header. Every line is
+    checked (JSON, a known table, that table's columns) before the store is made, and all rows go in one
+    transaction: a bad ledger makes nothing, and names its line.
+
+    Raises:
+        LedgerError: the ledger is unreadable or malformed (nothing is made).
+        StoreError: ``store_path`` already holds a run, or the rows break the store's keys (nothing is left).
+    """
+    ledger, store_path = Path(ledger), Path(store_path)
+    lines = _ledger_lines(ledger)
+    header = _ledger_header(ledger, lines)
+    probe = sqlite3.connect(":memory:")  # each table's columns, from the one schema text
+    probe.executescript(_TABLES)
+    columns = {t: {r[1] for r in probe.execute(f"PRAGMA table_info({t})")} for t in _LEDGER_TABLES}
+    probe.close()
+    rows: dict[str, list[dict]] = {t: [] for t in _LEDGER_TABLES}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LedgerError(f"{ledger}: line {number}: not JSON ({exc.msg})") from None
+        table = item.get("table") if isinstance(item, dict) else None
+        row = item.get("row") if isinstance(item, dict) else None
+        if table not in columns or not isinstance(row, dict):
+            raise LedgerError(f"{ledger}: line {number}: not a row of a store table ({', '.join(_LEDGER_TABLES)})")
+        if set(row) != columns[table]:
+            raise LedgerError(f"{ledger}: line {number}: a {table} row has columns {sorted(row)}; the table has "
+                              f"{sorted(columns[table])}")
+        rows[table].append(row)
+    store = ResultsStore(store_path, create=True)
+    try:
+        with store._tx() as db:
+            db.execute("DELETE FROM meta")  # (the new store wrote its schema; the ledger's meta says the same)
+            for table in _LEDGER_TABLES:
+                for row in rows[table]:
+                    names = sorted(row)
+                    db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                               [row[n] for n in names])
+    except sqlite3.Error as exc:
+        store.close()
+        for leftover in (store_path, store_path.with_name(store_path.name + "-wal"),
+                         store_path.with_name(store_path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+        raise StoreError(f"{ledger}: its rows do not make a store ({exc}); nothing was written to {store_path}") \
+            from None
+    return store, header
