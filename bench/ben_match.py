@@ -10,16 +10,17 @@ last: every finished board is in the match's store as it ends, and the same comm
 (also after a crash or a reboot; a board is counted only once both rooms have finished it).
 
     .venv/bin/python bench/ben_match.py --boards 300 --out bench/out/ben-match      # (hours; resumes)
-    .venv/bin/python bench/ben_match.py --out bench/out/ben-match --report-only     # the report from the store
+    .venv/bin/python bench/ben_match.py --out bench/out/ben-match --report-only     # the report (store or ledger)
 
 ``--only 3,6,17-20`` plays only those boards of the seed's set (the same deals, numbers, dealers and vulnerability):
 an A/B test of a setting on the boards where it can matter. Example: the boards where a simulated call overrode the
 rules in one run, replayed with Borel simulation off (``--a bench/no-borel.toml``); every other board would be bid
 the same, so the paired difference over them (``--baseline``) is what the simulation won or lost in the whole run.
 
-Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (JSON lines, committed): a
-session that finds no store in ``--out`` seeds one from the ledger and plays only the boards not in it, so an
-hours-long run carries over from one session (or machine) to the next.
+Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (the store's ledger,
+``ResultsStore.write_ledger``: JSON lines, committed): a session that finds no store in ``--out`` restores one from
+the ledger and plays only the boards not in it, so an hours-long run carries over from one session (or machine) to
+the next. Ledgers written before 1175eff (one table board a line) are read too.
 
 The report (``report.md``, ``report.json``, ``imps.png`` in ``--out``; ``robot.analysis``) gives IMPs per board for
 our robot with its standard error, 95 % interval and likelihood of superiority, each swing split into bidding and
@@ -41,6 +42,9 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ledger import checkout_commit  # noqa: E402
 
 #: Clocks loose enough for BEN (1.5-3 minutes per board per side when it simulates, on 2 shared cores): an
 #: overrun is recorded as an incident, never forced, so both robots play every card they choose.
@@ -75,35 +79,39 @@ def ben_commit(folder: Path) -> str:
 
 
 def export_ledger(out: Path, ledger: Path) -> int:
-    """Every finished board of the store in ``out`` as one JSON line each (match, room, incidents, the record), in
-    a stable order, written whole then renamed: the text form of the run that a later session resumes from."""
+    """The store in ``out`` written to ``ledger`` (``ResultsStore.write_ledger``: every row as a JSON line, with the
+    commit and command that played it): the text form of the run that a later session resumes from. Returns the
+    number of finished table boards (0 when there is no store)."""
     from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 
     if not (out / STORE_FILE).is_file():
         return 0
     store = ResultsStore(out / STORE_FILE, create=False)
     try:
-        rows = store.results()
+        return store.write_ledger(ledger, {"commit": checkout_commit(), "command": " ".join(sys.argv)})
     finally:
         store.close()
-    ledger.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ledger.with_suffix(ledger.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps({"match": r.match, "room": r.room, "incidents": list(r.incidents),
-                                "record": r.record.to_dict()}, sort_keys=True) + "\n")
-    tmp.replace(ledger)
-    return len(rows)
 
 
 def seed_from_ledger(out: Path, ledger: Path, settings) -> int:
     """A new store in ``out`` holding the boards of ``ledger`` (a run carried over from another machine or session):
-    the match then resumes with only the boards not in it. Every record is read back checked."""
+    the match then resumes with only the boards not in it. A store's ledger is restored whole; a ledger of the
+    earlier form (one finished table board a line, written by checkouts before 1175eff: ``baseline.jsonl`` and the
+    other replays under ``bench/ben/``) is replayed into a store prepared from ``settings``, each record checked."""
     from squeeze.engine.record import BoardRecord
     from squeeze.robot.match import MATCH_NAME
     from squeeze.robot.tm.run import prepare_run
+    from squeeze.robot.tm.store import STORE_FILE, LEDGER_KIND, restore_ledger
 
-    rows = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if lines and json.loads(lines[0]).get("kind") == LEDGER_KIND:
+        out.mkdir(parents=True, exist_ok=True)
+        store, _ = restore_ledger(ledger, out / STORE_FILE)
+        try:
+            return len(store.results())
+        finally:
+            store.close()
+    rows = [json.loads(line) for line in lines]
     store, _ = prepare_run(settings, resume=False)
     try:
         store.add_match(MATCH_NAME, 2, "Squeeze", "BEN")
@@ -141,6 +149,18 @@ def write_only_boards(out: Path, only: list[int], boards: int, seed: int) -> Pat
     return path
 
 
+def carry_over(out: Path, ledger: Path, args: argparse.Namespace, tm: dict) -> None:
+    """Seed the store in ``out`` from ``ledger`` when there is none (another session's run)."""
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.tm.store import STORE_FILE
+
+    if not (out / STORE_FILE).is_file() and ledger.is_file():
+        settings = TableManagerSettings(**{**tm, "port": 0, "results_dir": out, "boards": args.boards,
+                                           "seed": args.seed, "rooms": 2})
+        print(f"ben_match: {seed_from_ledger(out, ledger, settings)} table boards carried over from {ledger}",
+              flush=True)
+
+
 def run(args: argparse.Namespace, folder: Path) -> None:
     from squeeze.robot.logs import configure_logging
     from squeeze.robot.match import TeamSpec, run_match
@@ -165,13 +185,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     tm = dict(BEN_TM)
     if only:
         tm["boards_file"] = write_only_boards(out, only, args.boards, args.seed)
-    if not (out / STORE_FILE).is_file() and ledger.is_file():
-        from squeeze.config.settings import TableManagerSettings
-
-        settings = TableManagerSettings(**{**tm, "port": 0, "results_dir": out, "boards": args.boards,
-                                           "seed": args.seed, "rooms": 2})
-        print(f"ben_match: {seed_from_ledger(out, ledger, settings)} table boards carried over from {ledger}",
-              flush=True)
+    carry_over(out, ledger, args, tm)
     log = open(out / "match.log", "a", encoding="utf-8")
     configure_logging("info", "json", stream=log)
     # BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN
@@ -243,6 +257,9 @@ def main() -> None:
             print(missing_ben(folder), file=sys.stderr)
             sys.exit(2)
         run(args, folder)
+    else:  # the report of a run whose store is on another machine: from its committed ledger
+        carry_over(Path(args.out), Path(args.ledger) if args.ledger else LEDGERS / f"{Path(args.out).name}.jsonl",
+                   args, dict(BEN_TM))
     from squeeze.robot.analysis import write_report
 
     report = write_report(Path(args.out), ours="Squeeze", baseline=None if args.baseline is None else Path(args.baseline))

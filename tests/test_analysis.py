@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from squeeze.engine.board import Play
 from squeeze.engine.cards import Deal, Seat, Vul
 from squeeze.engine.dds import Position, Solver
 from squeeze.engine.record import BoardRecord
+from squeeze.robot.tm.store import STORE_FILE, ResultsStore
 from squeeze.robot.analysis import analyse_match, level_class, paired_by_override, paired_difference, play_against_dd
 
 SOLVER = Solver()
@@ -149,6 +151,18 @@ def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
     # the seeded store resumes as the same run: the plan matches, the finished boards are there once
     store, _ = prepare_run(again, resume=True)
     assert store.finished(MATCH_NAME, "Open") == {1, 2} and store.finished(MATCH_NAME, "Closed") == {1, 2}
+    store.close()
+    # a ledger of the earlier form (one table board a line: the committed runs before 1175eff) seeds it too
+    store = ResultsStore(tmp_path / "a" / STORE_FILE, create=False)
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text("".join(json.dumps({"match": r.match, "room": r.room, "incidents": list(r.incidents),
+                                          "record": r.record.to_dict()}) + "\n" for r in store.results()))
+    before = [(r.match, r.room, r.board, r.record, r.incidents) for r in store.results()]
+    store.close()
+    third = TableManagerSettings(port=0, results_dir=tmp_path / "c", boards=3, seed=4, rooms=2)
+    assert ben_match.seed_from_ledger(tmp_path / "c", legacy, third) == 4
+    store = ResultsStore(tmp_path / "c" / STORE_FILE, create=False)
+    assert [(r.match, r.room, r.board, r.record, r.incidents) for r in store.results()] == before
     store.close()
 
 
