@@ -1125,6 +1125,24 @@ def test_partners_overcalled_preempt_is_raised_to_the_four_level_with_three_trum
     assert bid(bidder, "Q95.Q9.AQ762.T74", "3H 3S", dealer="S") == "P"
 
 
+def test_partners_preemptive_overcall_is_advanced_as_a_preempt_is_answered(bidder):
+    """Board 73 against BEN: 1D 3S P, and A8 of spades with 19 HCP bid 3NT (made on the lead; 4S makes eleven
+    tricks double dummy, 3NT eight). His seven and our three are ten trumps, the four level whatever our strength;
+    two and the values are game; a misfit with a stopper is still 3NT, a misfit without the values passes. A minor
+    is raised to the four level, and taken to game with the values and no stopper for notrump."""
+    assert bid(bidder, "A8.Q53.AQJT3.A72", "1D 3S P") == "4S"
+    assert bid(bidder, "A8.Q53.AQJT3.A72", "1D 3S X") == "4S"
+    assert bid(bidder, "A8.Q53.AQJT3.A72", "1D P 1H 3S P") == "4S"
+    assert bid(bidder, "T84.Q953.J843.72", "1D 3S P") == "4S"
+    assert bid(bidder, "8.AQ53.AKJT3.A97", "1D 3S P") == "3N"
+    assert bid(bidder, "8.Q53.AKJT3.A972", "1D 3S P") == "P"
+    assert bid(bidder, "T83.Q953.J84.Q72", "1D 3C P") == "4C"
+    assert bid(bidder, "AK3.KJ53.84.AQ72", "1D 3C P") == "5C"
+    assert bid(bidder, "AK3.KJ5.AQ4.Q732", "1D 3C P") == "3N"
+    # not a preemptive overcall: partner's weak two opening is answered by its own rules
+    assert bid(bidder, "A8.Q53.AQJT3.A72", "2D 3S P") == "P"
+
+
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
     """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
     their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
