@@ -256,7 +256,14 @@ def main() -> None:
         if not (folder / "ben-seat").is_file() or not os.access(folder / "ben-seat", os.X_OK):
             print(missing_ben(folder), file=sys.stderr)
             sys.exit(2)
-        run(args, folder)
+        try:
+            run(args, folder)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every finished board is in the store and the ledger
+            out = Path(args.out)
+            ledger = Path(args.ledger) if args.ledger else LEDGERS / f"{out.name}.jsonl"
+            print(f"ben_match: stopped; {export_ledger(out, ledger)} table boards kept in {out} and {ledger}; the "
+                  "same command resumes", flush=True)
+            sys.exit(1)
     else:  # the report of a run whose store is on another machine: from its committed ledger
         carry_over(Path(args.out), Path(args.ledger) if args.ledger else LEDGERS / f"{Path(args.out).name}.jsonl",
                    args, dict(BEN_TM))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +123,33 @@ def test_the_ben_bench_without_ben_says_how_to_set_it_up_and_exits_2(tmp_path):
     assert r.returncode == 2
     assert "BEN is not set up" in r.stderr and "fetch github:lorserker/ben" in r.stderr and "setup.sh" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_stopped_ben_match_says_what_it_kept_and_how_to_go_on(tmp_path):
+    """SIGTERM to the BEN bench while the match runs (here BEN's launcher only waits: no BEN on the test machine):
+    the match stops its robots, the store and the ledger are kept, and the bench says so in a line, exit code 1."""
+    ben = tmp_path / "ben"
+    ben.mkdir()
+    (ben / "ben-seat").write_text("#!/bin/sh\nexec sleep 600\n")
+    (ben / "ben-seat").chmod(0o755)
+    ledger = tmp_path / "ledger.jsonl"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "ben_match.py"), "--ben", str(ben), "--out",
+                             str(tmp_path / "out"), "--quick", "--ledger", str(ledger)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "out" / STORE_FILE).is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1, err[-2000:]
+    assert "ben_match: stopped; 0 table boards kept" in out and "the same command resumes" in out
+    assert "Traceback" not in err
+    assert ledger.is_file() and (tmp_path / "out" / STORE_FILE).is_file()
 
 
 def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
