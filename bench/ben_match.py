@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ledger import checkout_commit  # noqa: E402
+from ledger import export  # noqa: E402
 
 #: Clocks loose enough for BEN (1.5-3 minutes per board per side when it simulates, on 2 shared cores): an
 #: overrun is recorded as an incident, never forced, so both robots play every card they choose.
@@ -79,18 +79,10 @@ def ben_commit(folder: Path) -> str:
 
 
 def export_ledger(out: Path, ledger: Path) -> int:
-    """The store in ``out`` written to ``ledger`` (``ResultsStore.write_ledger``: every row as a JSON line, with the
-    commit and command that played it): the text form of the run that a later session resumes from. Returns the
+    """The store in ``out`` written to ``ledger`` (``bench/ledger.py``'s ``export``: every row as a JSON line, with
+    the commit and command that played it): the text form of the run that a later session resumes from. Returns the
     number of finished table boards (0 when there is no store)."""
-    from squeeze.robot.tm.store import STORE_FILE, ResultsStore
-
-    if not (out / STORE_FILE).is_file():
-        return 0
-    store = ResultsStore(out / STORE_FILE, create=False)
-    try:
-        return store.write_ledger(ledger, {"commit": checkout_commit(), "command": " ".join(sys.argv)})
-    finally:
-        store.close()
+    return export(out, ledger)
 
 
 def seed_from_ledger(out: Path, ledger: Path, settings) -> int:

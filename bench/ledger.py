@@ -13,6 +13,7 @@ for a change known not to touch play (the boards then mix two commits, and the l
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import time
@@ -28,6 +29,7 @@ LEDGERS = ROOT / "bench" / "ledgers"
 EVERY_SECONDS = 300.0
 
 
+@functools.lru_cache(maxsize=None)  # once a process: a bench writes its ledger after every board
 def checkout_commit() -> str:
     """This checkout's commit, with ``+dirty`` when tracked files under the project's code differ from it, or
     ``unknown`` outside git."""
@@ -71,13 +73,24 @@ def carry_over(out: Path, ledger: Path, *, any_commit: bool) -> int:
     return boards
 
 
+def export(out: Path, ledger: Path) -> int:
+    """The store in ``out`` written to ``ledger`` with this checkout's commit and the command in its header: the
+    number of finished table boards (0 when ``out`` has no store)."""
+    if not (out / STORE_FILE).is_file():
+        return 0
+    store = ResultsStore(out / STORE_FILE, create=False)
+    try:
+        return store.write_ledger(ledger, {"commit": checkout_commit(), "command": " ".join(sys.argv)})
+    finally:
+        store.close()
+
+
 class LedgerKeeper:
-    """Rewrites the ledger of the store in ``out`` at most every ``every`` seconds (``maybe``) and on ``final``;
-    ``source`` (commit and command) goes into its header."""
+    """Rewrites the ledger of the store in ``out`` (``export``) at most every ``every`` seconds (``maybe``) and on
+    ``final``."""
 
     def __init__(self, out: Path, ledger: Path, every: float = EVERY_SECONDS) -> None:
         self.out, self.ledger, self.every = out, ledger, every
-        self.source = {"commit": checkout_commit(), "command": " ".join(sys.argv)}
         self.last = time.monotonic()
 
     def maybe(self) -> None:
@@ -86,10 +99,4 @@ class LedgerKeeper:
 
     def final(self) -> int:
         self.last = time.monotonic()
-        if not (self.out / STORE_FILE).is_file():
-            return 0
-        store = ResultsStore(self.out / STORE_FILE, create=False)
-        try:
-            return store.write_ledger(self.ledger, self.source)
-        finally:
-            store.close()
+        return export(self.out, self.ledger)
