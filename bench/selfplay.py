@@ -15,6 +15,12 @@ command resumes it after a stop. Its store's ledger goes to ``bench/ledgers/<DIR
 five minutes and at the end; a folder without a store is restored from that ledger first (``bench/ledger.py``: only
 at the commit that played it, or with ``--any-commit``), so the run goes on in another session. Ends with ``RESULT boards=.. imps_per_board=.. stderr=.. low=.. high=.. los=..
 par_imps_per_board=.. par_stderr=..``.
+
+``--sprt M0,M1`` (with ``--boards`` the most it plays) stops the verdict once a sequential test decides between A
+gaining M0 and M1 IMPs per board (``alpha``/``beta`` 0.05, no verdict before 30 boards); the RESULT line then adds
+``sprt=H0|H1|continue sprt_boards=.. llr=.. lower=.. upper=..`` (H1: A gains M1 rather than M0). This is how
+the weights and alpha-mu verdicts run (``bench/selfplay-no-inference.toml``, ``bench/selfplay-pimc.toml``): up to
+3,000 boards, stopped when decided.
 """
 
 from __future__ import annotations
@@ -53,12 +59,15 @@ def throughput(boards: int, workers: int, seed: int) -> float:
 
 
 def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: int,
-            decision_seconds: float | None = None, ledger: Path | None = None, any_commit: bool = False) -> None:
+            decision_seconds: float | None = None, ledger: Path | None = None, any_commit: bool = False,
+            sprt: str | None = None) -> None:
     keeper = None
     if ledger is not None:
         carry_over(out, ledger, any_commit=any_commit)
         keeper = LedgerKeeper(out, ledger)
-    extra = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    extra: dict = {} if decision_seconds is None else {"decision_seconds": decision_seconds}
+    if sprt is not None:
+        extra["sprt"] = sprt
     settings = SelfPlaySettings(a=a, b=b, boards=boards, seed=seed, workers=workers, out=out, **extra)
     teams = (load_team(a, seed=seed), load_team(b, seed=seed))
     last = [0.0]
@@ -83,7 +92,10 @@ def verdict(a: str, b: str, boards: int, out: Path, workers: int | None, seed: i
     lo, hi = s["interval95"]
     print(f"RESULT boards={s['boards']} imps_per_board={s['imps_per_board']} stderr={s['stderr']} low={lo} "
           f"high={hi} los={s['los']} flat={s['flat']} voided={s['voided']['count']} "
-          f"par_imps_per_board={par['imps_per_board']} par_stderr={par['stderr']}")
+          f"par_imps_per_board={par['imps_per_board']} par_stderr={par['stderr']}"
+          + ("" if s.get("sprt") is None else
+             f" sprt={s['sprt']['verdict']} sprt_boards={s['sprt']['boards']} llr={s['sprt']['llr']} "
+             f"lower={s['sprt']['bounds'][0]} upper={s['sprt']['bounds'][1]}"))
 
 
 def main() -> None:
@@ -102,6 +114,9 @@ def main() -> None:
                         "name>.jsonl): written as it goes, restored from when the folder has no store")
     parser.add_argument("--any-commit", action="store_true", help="verdict: restore a ledger played at another "
                         "commit (for a change known not to touch play)")
+    parser.add_argument("--sprt", default=None, metavar="M0,M1",
+                        help="verdict: stop once a sequential test decides between A gaining M0 and M1 IMPs per "
+                             "board (--boards is then the most it plays)")
     args = parser.parse_args()
     configure_logging("warning", "auto")
     if args.verdict:
@@ -109,7 +124,7 @@ def main() -> None:
         name = "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", Path(x).stem) for x in (a, b))
         out = args.out or Path(__file__).resolve().parent / "out" / f"verdict-{name}"
         verdict(a, b, args.boards or 1000, out, args.workers, args.seed, args.decision_seconds,
-                ledger_path(out, args.ledger), args.any_commit)
+                ledger_path(out, args.ledger), args.any_commit, args.sprt)
         return
     boards = args.boards or (8 if args.quick else 40)
     one = throughput(boards, 1, args.seed)

@@ -361,15 +361,18 @@ def test_a_run_killed_between_its_plan_and_its_match_resumes(tmp_path, team_file
 
 def test_a_verdict_goes_on_from_its_ledger_in_a_new_folder_only_at_the_commit_that_played_it(tmp_path, team_files):
     """bench/selfplay.py --verdict: the ledger it writes restores the run where its folder is gone (a new session or
-    machine), the resumed run plays nothing more and says the same; a ledger from another commit is refused."""
+    machine), the resumed run plays nothing more and says the same (its SPRT's state too); a ledger from another
+    commit is refused."""
     two, three = team_files
     ledger = tmp_path / "run.jsonl"
     cmd = [sys.executable, os.path.join(os.path.dirname(__file__), "..", "bench", "selfplay.py"), "--verdict", two,
-           three, "--boards", "2", "--workers", "1", "--out", str(tmp_path / "run"), "--ledger", str(ledger)]
+           three, "--boards", "2", "--workers", "1", "--out", str(tmp_path / "run"), "--ledger", str(ledger),
+           "--sprt", "0,3"]
     first = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
     assert first.returncode == 0, first.stderr[-2000:]
     result = [line for line in first.stdout.splitlines() if line.startswith("RESULT ")]
     assert len(result) == 1 and "ledger: 4 table boards" in first.stdout
+    assert " sprt=continue sprt_boards=2 " in result[0]  # two boards: no verdict before thirty
     header = json.loads(ledger.read_text(encoding="utf-8").splitlines()[0])
     assert header["source"]["commit"] and "selfplay.py" in header["source"]["command"]
 
