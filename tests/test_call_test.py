@@ -20,7 +20,8 @@ from squeeze.config.bidding import load_system
 from squeeze.engine.auction import ALL_CALLS, Auction
 from squeeze.engine.bidding import Bidder
 from squeeze.engine.bidding.features import FEATURE_NAMES, FUNCTION_NAMES, features_of
-from squeeze.engine.bidding.interpreter import CallMeaning
+from squeeze.engine.bidding import interpreter
+from squeeze.engine.bidding.interpreter import CallMeaning, CallTest
 from squeeze.engine.cards import FULL_SUIT, Deal, Hand, Seat, Vul
 
 _A, _K, _Q, _J, _T = 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8
@@ -235,6 +236,24 @@ def test_call_test_matches_the_plain_evaluation(bidder):
                     (full.rule_id, full.explanation, full.alert, full.force)
             checked += 1
     assert checked == 20000
+
+
+def test_a_remembered_answer_is_the_plain_evaluations_and_the_memory_stays_bounded(bidder, monkeypatch):
+    """``makes`` remembers its answers per hand (the sampler asks again as the hidden hands repeat): asked twice,
+    before and after the memory is cleared for room (a bound of 7 here), it says what the reference says."""
+    monkeypatch.setattr(interpreter, "_MAKES_MEMO", 7)
+    rng = random.Random(4040)
+    for a, vul in _auctions(bidder, rng, 40):
+        calls, dealer, parity = tuple(a.calls), a.dealer, int(a.next_seat) & 1
+        test = CallTest(bidder.candidates(dealer, calls, vul, parity), bidder._auction_env(dealer, calls, vul, parity))
+        offered = sorted({c.call for c in bidder.candidates(dealer, calls, vul, parity)}, key=lambda c: c.index)
+        hands = list(_hands(rng, 6))
+        for _ in range(2):
+            for hand in hands:
+                want = _ref_first_call(bidder, hand, dealer, calls, vul, parity)
+                for call in offered:
+                    assert test.makes(hand.bits, call) == (call == want), (str(a), str(hand), str(call))
+                    assert len(test._memo) <= 7
 
 
 def test_the_features_and_the_auction_namespace_share_no_name(bidder):

@@ -33,6 +33,7 @@ __all__ = ["Bidder", "BidChoice", "CallMeaning", "Candidate", "AuctionState", "C
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _SAFE_BUILTINS = {"min": min, "max": max, "abs": abs, "len": len, "all": all, "any": any, "range": range, "sum": sum}
 _CACHE_LIMIT = 20000  # auctions kept per bidder; a self-play run revisits the same early auctions constantly
+_MAKES_MEMO = 2048  # answers a CallTest remembers (a card replay's busiest test saw 1,547 hands in six boards)
 #: Entries a rule keeps in its memo (instances per binding and last bid, hulls per binding): a rule meets a few
 #: dozen (suit bindings times the last bid's level and strain), so the bound is only a guard.
 _RULE_MEMO_LIMIT = 4096
@@ -910,7 +911,10 @@ class CallTest:
     * a candidate that takes the hand's HCP on strength alone (``rules.hcp_sufficient``: a subset) holds: taken
       without evaluating it;
     * "does the hand make call X" stops after the last candidate that makes X (none later can);
-    * the hand's features are worked out only when a ``when`` has to be evaluated.
+    * the hand's features are worked out only when a ``when`` has to be evaluated;
+    * "does the hand make call X" is remembered per hand (``_MAKES_MEMO`` answers a test): the card player's sampler
+      asks it of every candidate world at every card, and as the cards are seen the hidden hands repeat (96 % of
+      the questions of a card replay were asked before).
 
     Every shortcut is exact, so the answer is the plain evaluation's (a skipped candidate's suit bindings are not
     set in the namespace either: no later ``when`` reads them, since the loader makes every ``when`` read only the
@@ -918,7 +922,7 @@ class CallTest:
     cache and by the meanings (``CallMeaning``) that use it.
     """
 
-    __slots__ = ("steps", "base", "_upto")
+    __slots__ = ("steps", "base", "_upto", "_memo")
 
     def __init__(self, cands: tuple[Candidate, ...], base: dict) -> None:
         self.base = base
@@ -928,6 +932,7 @@ class CallTest:
             steps.append((c.call,) + (rest if rest is not None else _step(c)))
         self.steps = tuple(steps)
         self._upto: dict[Call, tuple] = {}  # call -> the steps up to its last producer (a few calls per auction)
+        self._memo: dict[tuple[Call, int], bool] = {}  # (call, hand) -> makes(hand, call), at most _MAKES_MEMO
 
     def first(self, bits: int) -> Call:
         """The call the hand whose 52-bit mask is ``bits`` makes here."""
@@ -941,12 +946,20 @@ class CallTest:
 
     def makes(self, bits: int, call: Call) -> bool:
         """Whether that hand makes ``call`` here."""
+        key = (call, bits)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
         steps = self._upto.get(call)
         if steps is None:
             last = max((i for i, st in enumerate(self.steps) if st[0] == call), default=-1)
             steps = self._upto[call] = self.steps[:last + 1]
         i = self._run(steps, bits, False)
-        return i >= 0 and steps[i][0] == call
+        answer = i >= 0 and steps[i][0] == call
+        if len(self._memo) >= _MAKES_MEMO:
+            self._memo.clear()  # (bounded: a test lives as long as the bidder's cache keeps it)
+        self._memo[key] = answer
+        return answer
 
     def _run(self, steps: tuple, bits: int, shared: bool) -> int:
         """The index of the first of ``steps`` (a prefix of the candidates) that holds for the hand, -1 if none."""
