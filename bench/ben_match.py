@@ -17,6 +17,12 @@ an A/B test of a setting on the boards where it can matter. Example: the boards 
 rules in one run, replayed with Borel simulation off (``--a bench/no-borel.toml``); every other board would be bid
 the same, so the paired difference over them (``--baseline``) is what the simulation won or lost in the whole run.
 
+``--report-only --patch PART INTO`` reports a run with some of its boards played again: ``PART`` is an ``--only`` run
+(the same seed) at a later commit, on the boards a later change can reach; its boards, finished in both rooms,
+replace the run's in a copy written to ``INTO`` (``ResultsStore.replace_boards``: the same deals, or it refuses),
+and the report (with ``--baseline``) is of that copy. So a replay of hours stands for the final code when a later
+change touches only a few of its boards, and says which.
+
 Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (the store's ledger,
 ``ResultsStore.write_ledger``: JSON lines, committed): a session that finds no store in ``--out`` restores one from
 the ledger and plays only the boards not in it, so an hours-long run carries over from one session (or machine) to
@@ -153,6 +159,39 @@ def carry_over(out: Path, ledger: Path, args: argparse.Namespace, tm: dict) -> N
               flush=True)
 
 
+def patch_run(out: Path, part: Path, into: Path) -> list[int]:
+    """A copy of the run in ``out`` written to ``into`` with the boards ``part`` finished in both rooms in place of
+    its own (``--patch``); returns their numbers. ``into`` must hold no run."""
+    import shutil
+    import sqlite3
+
+    from squeeze.robot.match import MATCH_NAME
+    from squeeze.robot.tm.store import STORE_FILE, ResultsStore, StoreError
+
+    for folder in (out, part):
+        if not (folder / STORE_FILE).is_file():
+            raise SystemExit(f"error: {folder} holds no run (no {STORE_FILE})")
+    if (into / STORE_FILE).exists():
+        raise SystemExit(f"error: {into} already holds a run: --patch writes a new folder")
+    into.mkdir(parents=True, exist_ok=True)
+    source, copy = sqlite3.connect(out / STORE_FILE), sqlite3.connect(into / STORE_FILE)
+    try:
+        source.backup(copy)  # (a consistent copy of a store another process may still be writing)
+    finally:
+        source.close()
+        copy.close()
+    if (out / "analysis-dd.json").is_file():  # the report's cache of double-dummy tables, by deal
+        shutil.copy(out / "analysis-dd.json", into / "analysis-dd.json")
+    store, other = ResultsStore(into / STORE_FILE, create=False), ResultsStore(part / STORE_FILE, create=False)
+    try:
+        return store.replace_boards(MATCH_NAME, other)
+    except StoreError as exc:
+        raise SystemExit(f"error: --patch {part}: {exc}") from None
+    finally:
+        store.close()
+        other.close()
+
+
 def run(args: argparse.Namespace, folder: Path) -> None:
     from squeeze.robot.logs import configure_logging
     from squeeze.robot.match import TeamSpec, run_match
@@ -232,8 +271,13 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="another run's folder on the same boards: paired difference")
     ap.add_argument("--only", default=None, help="play only these boards of the seed's set, e.g. 3,6,17-20 (an A/B "
                                                  "test on the boards where a setting matters)")
+    ap.add_argument("--patch", nargs=2, metavar=("PART", "INTO"), default=None,
+                    help="with --report-only: PART's boards (an --only run) replace this run's in a copy written to "
+                         "INTO, and the report is of that copy")
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
+    if args.patch and not args.report_only:
+        ap.error("--patch goes with --report-only")
     # SIGTERM stops the run as Ctrl-C does: the match stops its robots and BEN's clients (each in a session of its
     # own, so nothing else would), and the store keeps every finished board for the same command to resume
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -259,6 +303,12 @@ def main() -> None:
     else:  # the report of a run whose store is on another machine: from its committed ledger
         carry_over(Path(args.out), Path(args.ledger) if args.ledger else LEDGERS / f"{Path(args.out).name}.jsonl",
                    args, dict(BEN_TM))
+    if args.patch:
+        part, into = (Path(x) for x in args.patch)
+        boards = patch_run(Path(args.out), part, into)
+        print(f"ben_match: {len(boards)} boards of {part} in place of the run's ({', '.join(map(str, boards))}), "
+              f"in {into}", flush=True)
+        args.out = str(into)
     from squeeze.robot.analysis import write_report
 
     report = write_report(Path(args.out), ours="Squeeze", baseline=None if args.baseline is None else Path(args.baseline))

@@ -196,6 +196,79 @@ def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
     store.close()
 
 
+def _ben_run(folder: Path, boards: dict[int, str], seed: int = 4, total: int = 3) -> None:
+    """A stored BEN match in ``folder``: each of ``boards`` (number -> auction) finished in both rooms."""
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.match import MATCH_NAME
+    from squeeze.robot.tm.run import prepare_run
+
+    settings = TableManagerSettings(port=0, results_dir=folder, boards=total, seed=seed, rooms=2)
+    store, _ = prepare_run(settings, resume=False)
+    store.add_match(MATCH_NAME, 2, "Squeeze", "BEN")
+    rng = random.Random(2)
+    for deal in store.deals():
+        if deal.board in boards:
+            for room, players in (("Open", "Squeeze BEN"), ("Closed", "BEN Squeeze")):
+                ns, ew = players.split()
+                store.commit_board(MATCH_NAME, room, record(deal.board, deal.deal, boards[deal.board], deal.dealer, rng,
+                                   room, {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}),
+                                   [f"clock: board {deal.board}, {boards[deal.board]}"])
+            store.add_incident(MATCH_NAME, "Open", deal.board, "warning", boards[deal.board])
+    store.close()
+
+
+def test_a_run_patched_with_boards_played_again_takes_them_and_keeps_the_rest(tmp_path):
+    """``--patch PART INTO``: the boards PART finished replace the run's in a copy (records and incidents), the
+    run itself is untouched, the report is of the copy; boards of another seed, or a board the run has not
+    finished, are refused with nothing written."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+
+    _ben_run(tmp_path / "run", {1: "1N P P P", 2: "1N P P P", 3: "1N P P P"})
+    _ben_run(tmp_path / "part", {2: "1S P P P"})
+    before = [(r.room, r.board, r.record) for r in _rows(tmp_path / "run")]
+    assert ben_match.patch_run(tmp_path / "run", tmp_path / "part", tmp_path / "into") == [2]
+    after = {(r.room, r.board): r for r in _rows(tmp_path / "into")}
+    assert len(after) == 6 and [(r.room, r.board, r.record) for r in _rows(tmp_path / "run")] == before
+    for (room, board), r in after.items():
+        assert [str(c) for c in r.record.auction.calls] == (["1S", "P", "P", "P"] if board == 2 else
+                                                            ["1N", "P", "P", "P"])
+        assert r.incidents == (f"clock: board {board}, {'1S' if board == 2 else '1N'} P P P",)
+    store = ResultsStore(tmp_path / "into" / STORE_FILE, create=False)
+    assert sorted((x[2], x[4]) for x in store.incidents()) == [(1, "1N P P P"), (2, "1S P P P"), (3, "1N P P P")]
+    store.close()
+    with pytest.raises(SystemExit, match="already holds a run"):
+        ben_match.patch_run(tmp_path / "run", tmp_path / "part", tmp_path / "into")
+
+    _ben_run(tmp_path / "other-seed", {2: "1S P P P"}, seed=5)
+    with pytest.raises(SystemExit, match="is not the deal of board 2 here"):
+        ben_match.patch_run(tmp_path / "run", tmp_path / "other-seed", tmp_path / "into2")
+    _ben_run(tmp_path / "short", {1: "1N P P P"})
+    _ben_run(tmp_path / "more", {3: "1S P P P"})
+    with pytest.raises(SystemExit, match="finished board 3 in Closed, Open; this run finished it in no room"):
+        ben_match.patch_run(tmp_path / "short", tmp_path / "more", tmp_path / "into3")
+    assert [r.board for r in _rows(tmp_path / "into3")] == [1, 1]  # (the copy keeps the run as it was)
+
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "ben_match.py"), "--ben", str(tmp_path), "--out",
+                        str(tmp_path / "run"), "--report-only", "--patch", str(tmp_path / "part"),
+                        str(tmp_path / "into4")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "1 boards of" in r.stdout and "RESULT boards=3 " in r.stdout
+    assert (tmp_path / "into4" / "report.json").is_file() and not (tmp_path / "run" / "report.json").exists()
+    bad = subprocess.run([sys.executable, str(ROOT / "bench" / "ben_match.py"), "--ben", str(tmp_path), "--out",
+                          str(tmp_path / "run"), "--patch", str(tmp_path / "part"), str(tmp_path / "into5")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--patch goes with --report-only" in bad.stderr
+
+
+def _rows(folder: Path) -> list:
+    store = ResultsStore(folder / STORE_FILE, create=False)
+    try:
+        return store.results()
+    finally:
+        store.close()
+
+
 def test_a_ben_run_on_chosen_boards_deals_them_as_the_whole_set_does(tmp_path):
     """``--only``: the chosen boards of the seed's set, the same deals, dealers and vulnerability as in the full
     run (an A/B test's paired difference is by board number); a bad list is a clear error."""

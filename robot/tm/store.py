@@ -346,6 +346,54 @@ class ResultsStore:
             "ORDER BY match, board, CASE room WHEN 'Closed' THEN 1 ELSE 0 END")
         return [ResultRow(r[0], r[1], r[2], BoardRecord.from_json(r[3]), tuple(json.loads(r[4])), r[5]) for r in rows]
 
+    def replace_boards(self, match: str, other: "ResultsStore") -> list[int]:
+        """The boards ``other`` finished in every room this store finished them in replace this store's results of
+        those boards (records and incidents), in one transaction; returns their numbers. For a run replayed in
+        part at a later commit (``bench/ben_match.py --only``): the boards a later change can reach, played again,
+        take the place of the first run's, and the rest stand.
+
+        Raises:
+            StoreError: ``other`` deals one of those boards differently, or finished a board this store has not
+                (or in other rooms), or has no such match: nothing is changed.
+        """
+        def rooms(store: "ResultsStore") -> dict[int, set[str]]:
+            by: dict[int, set[str]] = {}
+            for room, board in store._db.execute("SELECT room, board FROM results WHERE match = ?", (match,)):
+                by.setdefault(board, set()).add(room)
+            return by
+
+        ours, theirs = rooms(self), rooms(other)
+        if not theirs:
+            raise StoreError(f"{other.path} has no finished board of {match}")
+        deals = {d.board: d for d in self.deals()}
+        for d in other.deals():
+            if d.board in theirs and (d.board not in deals or
+                                      (d.deal, d.dealer, d.vul) != (deals[d.board].deal, deals[d.board].dealer,
+                                                                    deals[d.board].vul)):
+                raise StoreError(f"board {d.board} of {other.path} is not the deal of board {d.board} here: "
+                                 "not the same run's boards")
+        for board, got in sorted(theirs.items()):
+            if ours.get(board) != got:
+                raise StoreError(f"{other.path} finished board {board} in {', '.join(sorted(got))}; this run "
+                                 f"finished it in {', '.join(sorted(ours.get(board, ()))) or 'no room'}")
+        boards = sorted(theirs)
+        rows = list(other._db.execute("SELECT room, board, record, incidents, finished FROM results WHERE match = ?",
+                                      (match,)))
+        events = list(other._db.execute("SELECT room, board, kind, detail, at FROM incidents WHERE match = ? AND "
+                                        "board IS NOT NULL ORDER BY id", (match,)))
+        marks = ", ".join("?" * len(boards))
+        try:
+            with self._tx() as db:
+                db.execute(f"DELETE FROM results WHERE match = ? AND board IN ({marks})", (match, *boards))
+                db.execute(f"DELETE FROM incidents WHERE match = ? AND board IN ({marks})", (match, *boards))
+                db.executemany("INSERT INTO results (match, room, board, record, incidents, finished) "
+                               "VALUES (?, ?, ?, ?, ?, ?)", [(match, *r) for r in rows])
+                db.executemany("INSERT INTO incidents (match, room, board, kind, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                               [(match, *e) for e in events if e[1] in theirs])
+        except sqlite3.OperationalError as exc:
+            raise self._write_failed(f"boards {', '.join(map(str, boards))} of {match}", exc) from None
+        return boards
+
     # --- the text form: the ledger ---------------------------------------------------------------------------------
     def write_ledger(self, path: str | Path, source: Optional[dict] = None) -> int:
         """Write the whole store to ``path`` as a ledger (module doc): a header line (``LEDGER_KIND``, the schema and
