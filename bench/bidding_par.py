@@ -26,6 +26,9 @@ deals in the same run (default ``git:494ee73``, the packaged sayc.toml of SAYC's
 IMPs lost. Double-dummy tables are cached in ``bench/out/dd_tables.jsonl`` (keyed by the deal), so only the first
 run of a seed pays for the solving (about 0.2 s a deal, on ``--threads`` threads).
 
+The paired section also lists the deals the two files bid differently (``changed=`` in the RESULT line): a change
+to a rare sequence moves few deals, and their number says how much the paired figure saw.
+
 ``--ablate GUARD`` bids the baseline with the same rules and one of the interpreter's guards switched off instead:
 what that guard is worth on these deals.
 
@@ -304,6 +307,13 @@ def main() -> None:
         worse = sum(1 for x in diff if x < 0)
         print(f"== paired: baseline loses {mu:+.3f} IMPs/deal more than the rules judged (se {se:.3f}); "
               f"better on {better} deals, worse on {worse}")
+        # a change to a rare sequence moves few deals: how many auctions it changed says how much the figure saw
+        changed = [(r, q) for r, q in zip(main_t.rows, base_t.rows) if r[5].calls != q[5].calls]
+        print(f"== bid differently: {len(changed)} of {n} deals" + (" (up to 20 below)" if changed else ""))
+        for r, q in changed[:20]:
+            print(f"board {r[1]} {r[2].to_pbn()} par NS {r[8]:+d}")
+            print(f"   rules:    {' '.join(str(x) for x in r[5].calls)}  NS {r[7]:+d}")
+            print(f"   baseline: {' '.join(str(x) for x in q[5].calls)}  NS {q[7]:+d}")
     if args.worst:
         print(f"== worst {args.worst} deals ({main_t.name})")
         for loss, board, d, dealer, vul, a, c, ns, par_ns, par_c in sorted(main_t.rows, key=lambda r: -r[0])[
@@ -321,7 +331,8 @@ def main() -> None:
     if base is not None:
         out += (f" base_imps_lost={base['imps_lost']:.3f} base_missed_games={base['missed_games']:.3f} "
                 f"base_missed_games25={base['missed_games25']:.3f} "
-                f"base_dbl_unshown={base['dbl_unshown']} delta_imps={base['imps_lost'] - m['imps_lost']:+.3f}")
+                f"base_dbl_unshown={base['dbl_unshown']} delta_imps={base['imps_lost'] - m['imps_lost']:+.3f} "
+                f"changed={len(changed)}")
     print(out)
 
 

@@ -1143,6 +1143,27 @@ def test_partners_preemptive_overcall_is_advanced_as_a_preempt_is_answered(bidde
     assert bid(bidder, "A8.Q53.AQJT3.A72", "2D 3S P") == "P"
 
 
+def test_their_raise_after_a_negative_double_changes_neither_opener_nor_responder(bidder):
+    """Board 216 against BEN: 1C (1H) X (2H) 2S, and responder with ten points and four spades passed (no rule knew
+    the raised auction; 4S makes eleven tricks). Their raise takes no room from opener's major: with 18 he shows
+    it as without the raise (a jump with 16-18 total points, game with 19+), and responder invites with 10+ and a
+    fit, bids game with the values, passes a minimum, as he would have after their pass."""
+    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X 2H") == "4S"
+    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X P") == "4S"
+    assert bid(bidder, "QJ76.AT.A2.AJT82", "1C 1H X 2H") == "3S"
+    assert bid(bidder, "QJ76.AT.A2.AJT82", "1C 1H X 3H") == "3S"  # over a raise to three: no jump to game on 16-18
+    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X 3H") == "4S"
+    assert bid(bidder, "QJ76.AT.42.AJT82", "1C 1H X 2H") == "2S"
+    for between in ("P", "2H"):
+        assert bid(bidder, "A532.853.KQ63.J9", f"1C 1H X {between} 2S P") == "3S"
+        assert bid(bidder, "A532.Q53.KQ63.K9", f"1C 1H X {between} 2S P") == "4S"
+        assert bid(bidder, "A532.853.Q763.J9", f"1C 1H X {between} 2S P") == "P"
+    assert bid(bidder, "A53.Q853.K763.A9", "1C 1S X P 2D P") == "3N"
+    assert bid(bidder, "A53.Q853.K763.A9", "1C 1S X 2S 3D P") == "3N"
+    # no cue bid for a stopper above three notrump (their raise to four, opener's free 4S)
+    assert bid(bidder, "AK3.Q853.K7632.9", "1H 3C X 4C 4S P") != "5C"
+
+
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
     """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
     their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
