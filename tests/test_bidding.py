@@ -1164,6 +1164,21 @@ def test_their_raise_after_a_negative_double_changes_neither_opener_nor_responde
     assert bid(bidder, "AK3.Q853.K7632.9", "1H 3C X 4C 4S P") != "5C"
 
 
+def test_a_ninth_trump_accepts_the_invitation_after_1nt(bidder):
+    """Board 198 against BEN: 1NT, a transfer and the five-card invitation (2NT), and 15 HCP with five hearts
+    declined in 3H (4H makes eleven tricks). A ninth trump is worth a point: 15 accepts with four or more of the major
+    opposite five, three opposite a six-card transfer's 3M, five opposite Stayman's four; 15 with eight trumps
+    still declines, 16 accepts with eight."""
+    assert bid(bidder, "K97.AQ862.876.AQ", "1N P 2D P 2H P 2N P") == "4H"
+    assert bid(bidder, "K97.AQ86.8762.AQ", "1N P 2D P 2H P 2N P") == "4H"
+    assert bid(bidder, "K97.AQ8.8762.AQ7", "1N P 2D P 2H P 2N P") == "3H"
+    assert bid(bidder, "K97.AQ8.8762.AQJ", "1N P 2D P 2H P 2N P") == "4H"
+    assert bid(bidder, "K97.AQ8.8762.AQ7", "1N P 2D P 2H P 3H P") == "4H"
+    assert bid(bidder, "K97.A8.8762.AQJ7", "1N P 2D P 2H P 3H P") == "P"
+    assert bid(bidder, "K97.AQ862.876.AQ", "1N P 2C P 2H P 3H P") == "4H"
+    assert bid(bidder, "K9.AQ86.8762.AQ7", "1N P 2C P 2H P 3H P") == "P"
+
+
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
     """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
     their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
