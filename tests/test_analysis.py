@@ -289,3 +289,26 @@ def test_a_ben_run_on_chosen_boards_deals_them_as_the_whole_set_does(tmp_path):
         assert (b.deal, b.dealer, b.vul) == (full[b.board].deal, full[b.board].dealer, full[b.board].vul)
     with pytest.raises(SystemExit, match="beyond the match's 12 boards"):
         ben_match.write_only_boards(tmp_path, [13], 12, 5)
+
+
+def test_the_replay_reach_lists_the_boards_a_later_rule_change_can_reach():
+    """``bench/replay_reach.py``: a board is listed by the call our robot made (its seat from the room: North-South
+    in the open room) and that call's explanation; the same auction with BEN in those seats is not."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import replay_reach
+
+    def rec(calls, notes, dealer="N"):
+        return {"auction": calls.split(), "dealer": dealer, "call_notes": [{"explanation": n} for n in notes]}
+
+    negx = rec("1C 1H X 2H 2S P P P", ["", "", "Negative double: values and the unbid major(s)", "", "", "", "", ""])
+    assert replay_reach.reached("Open", negx) == ["2198a69: their raise after our negative double"]
+    assert replay_reach.reached("Closed", negx) == []  # (East-West are ours there: the double was BEN's)
+    passed = rec("1C 1H X P 2S P P P", ["", "", "Negative double: values and the unbid major(s)", "", "", "", "", ""])
+    assert replay_reach.reached("Open", passed) == []
+    inv = rec("1N P 2D P 2H P 2N P 3H P P P", ["", "", "", "", "", "", "Exactly five hearts, invitational", ""] + [""] * 4)
+    assert replay_reach.reached("Open", inv) == ["562e5b9: our invitation opposite 1NT"]
+    over = rec("1D P 1N P 2D P P P", [""] * 8, dealer="E")  # East opens: theirs in the open room, ours in the closed
+    assert replay_reach.reached("Open", over) == ["4d32e7b: after their 1NT response"]
+    assert replay_reach.reached("Closed", over) == []
+    pre = rec("1D 3S P 3N P P P", ["", "Preemptive overcall: seven or more spades", "", "", "", "", ""], dealer="W")
+    assert replay_reach.reached("Open", pre) == ["815318e: our preemptive overcall"]
