@@ -28,6 +28,12 @@ def bid(b: Bidder, hand: str, auction: str = "", vul: Vul = Vul.NONE, dealer: st
     return str(b.choose(Hand.parse(hand), Auction.parse(auction, dealer), vul).call)
 
 
+def assert_bids(b: Bidder, cases: list[tuple[str, str, str]]) -> None:
+    """Each ``(hand, auction, call)`` bid as given (North deals, nobody vulnerable); every miss is reported at once."""
+    missed = [(h, a, want, got) for h, a, want in cases if (got := bid(b, h, a)) != want]
+    assert not missed, "\n".join(f"{h} after {a!r}: {got}, not {want}" for h, a, want, got in missed)
+
+
 # --- the system file ---------------------------------------------------------------------------------------------------
 
 def test_sayc_loads_and_every_rule_explains_itself():
@@ -1148,18 +1154,14 @@ def test_their_raise_after_a_negative_double_changes_neither_opener_nor_responde
     the raised auction; 4S makes eleven tricks). Their raise takes no room from opener's major: with 18 he shows
     it as without the raise (a jump with 16-18 total points, game with 19+), and responder invites with 10+ and a
     fit, bids game with the values, passes a minimum, as he would have after their pass."""
-    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X 2H") == "4S"
-    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X P") == "4S"
-    assert bid(bidder, "QJ76.AT.A2.AJT82", "1C 1H X 2H") == "3S"
-    assert bid(bidder, "QJ76.AT.A2.AJT82", "1C 1H X 3H") == "3S"  # over a raise to three: no jump to game on 16-18
-    assert bid(bidder, "QJ76.AT.A2.AKT82", "1C 1H X 3H") == "4S"
-    assert bid(bidder, "QJ76.AT.42.AJT82", "1C 1H X 2H") == "2S"
-    for between in ("P", "2H"):
-        assert bid(bidder, "A532.853.KQ63.J9", f"1C 1H X {between} 2S P") == "3S"
-        assert bid(bidder, "A532.Q53.KQ63.K9", f"1C 1H X {between} 2S P") == "4S"
-        assert bid(bidder, "A532.853.Q763.J9", f"1C 1H X {between} 2S P") == "P"
-    assert bid(bidder, "A53.Q853.K763.A9", "1C 1S X P 2D P") == "3N"
-    assert bid(bidder, "A53.Q853.K763.A9", "1C 1S X 2S 3D P") == "3N"
+    assert_bids(bidder, [
+        ("QJ76.AT.A2.AKT82", "1C 1H X 2H", "4S"), ("QJ76.AT.A2.AKT82", "1C 1H X P", "4S"),
+        ("QJ76.AT.A2.AJT82", "1C 1H X 2H", "3S"), ("QJ76.AT.42.AJT82", "1C 1H X 2H", "2S"),
+        # over a raise to three the jump would be game: 19+ bids it, 16-18 bids three
+        ("QJ76.AT.A2.AJT82", "1C 1H X 3H", "3S"), ("QJ76.AT.A2.AKT82", "1C 1H X 3H", "4S"),
+        ("A53.Q853.K763.A9", "1C 1S X P 2D P", "3N"), ("A53.Q853.K763.A9", "1C 1S X 2S 3D P", "3N"),
+    ] + [(hand, f"1C 1H X {between} 2S P", call) for between in ("P", "2H") for hand, call in (
+        ("A532.853.KQ63.J9", "3S"), ("A532.Q53.KQ63.K9", "4S"), ("A532.853.Q763.J9", "P"))])
     # no cue bid for a stopper above three notrump (their raise to four, opener's free 4S)
     assert bid(bidder, "AK3.Q853.K7632.9", "1H 3C X 4C 4S P") != "5C"
 
@@ -1169,14 +1171,13 @@ def test_a_ninth_trump_accepts_the_invitation_after_1nt(bidder):
     declined in 3H (4H makes eleven tricks). A ninth trump is worth a point: 15 accepts with four or more of the major
     opposite five, three opposite a six-card transfer's 3M, five opposite Stayman's four; 15 with eight trumps
     still declines, 16 accepts with eight."""
-    assert bid(bidder, "K97.AQ862.876.AQ", "1N P 2D P 2H P 2N P") == "4H"
-    assert bid(bidder, "K97.AQ86.8762.AQ", "1N P 2D P 2H P 2N P") == "4H"
-    assert bid(bidder, "K97.AQ8.8762.AQ7", "1N P 2D P 2H P 2N P") == "3H"
-    assert bid(bidder, "K97.AQ8.8762.AQJ", "1N P 2D P 2H P 2N P") == "4H"
-    assert bid(bidder, "K97.AQ8.8762.AQ7", "1N P 2D P 2H P 3H P") == "4H"
-    assert bid(bidder, "K97.A8.8762.AQJ7", "1N P 2D P 2H P 3H P") == "P"
-    assert bid(bidder, "K97.AQ862.876.AQ", "1N P 2C P 2H P 3H P") == "4H"
-    assert bid(bidder, "K9.AQ86.8762.AQ7", "1N P 2C P 2H P 3H P") == "P"
+    transfer, six, stayman = "1N P 2D P 2H P 2N P", "1N P 2D P 2H P 3H P", "1N P 2C P 2H P 3H P"
+    assert_bids(bidder, [
+        ("K97.AQ862.876.AQ", transfer, "4H"), ("K97.AQ86.8762.AQ", transfer, "4H"),
+        ("K97.AQ8.8762.AQ7", transfer, "3H"), ("K97.AQ8.8762.AQJ", transfer, "4H"),
+        ("K97.AQ8.8762.AQ7", six, "4H"), ("K97.A8.8762.AQJ7", six, "P"),
+        ("K97.AQ862.876.AQ", stayman, "4H"), ("K9.AQ86.8762.AQ7", stayman, "P"),
+    ])
 
 
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
