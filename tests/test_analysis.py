@@ -230,7 +230,7 @@ def test_a_run_patched_with_boards_played_again_takes_them_and_keeps_the_rest(tm
     assert ben_match.patch_run(tmp_path / "run", tmp_path / "part", tmp_path / "into") == [2]
     after = {(r.room, r.board): r for r in _rows(tmp_path / "into")}
     assert len(after) == 6 and [(r.room, r.board, r.record) for r in _rows(tmp_path / "run")] == before
-    for (room, board), r in after.items():
+    for (_room, board), r in after.items():
         assert [str(c) for c in r.record.auction.calls] == (["1S", "P", "P", "P"] if board == 2 else
                                                             ["1N", "P", "P", "P"])
         assert r.incidents == (f"clock: board {board}, {'1S' if board == 2 else '1N'} P P P",)
