@@ -109,12 +109,19 @@ def seed_from_ledger(out: Path, ledger: Path, settings) -> int:
             return len(store.results())
         finally:
             store.close()
-    rows = [json.loads(line) for line in lines]
+    # Every line is read and checked before the store is made: a damaged ledger makes nothing and names its line.
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            rows.append((row["match"], row["room"], BoardRecord.from_dict(row["record"]), row["incidents"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"error: {ledger}: line {number} is not a finished table board ({exc})") from None
     store, _ = prepare_run(settings, resume=False)
     try:
         store.add_match(MATCH_NAME, 2, "Squeeze", "BEN")
-        for row in rows:
-            store.commit_board(row["match"], row["room"], BoardRecord.from_dict(row["record"]), row["incidents"])
+        for match, room, record, incidents in rows:
+            store.commit_board(match, room, record, incidents)
     finally:
         store.close()
     return len(rows)

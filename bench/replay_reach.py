@@ -2,7 +2,7 @@
 ``--only`` list of the rerun that patches a replay to the final code (``ben_match.py --report-only --patch``).
 
 Each change since the replay's commit (980820e) is listed with the auctions it can change, read from the run's
-ledger (either form: the store's, or one table board a line) by the call our robot made and its explanation:
+ledger by the call our robot made and its explanation:
 
 - 4d32e7b (``ovc.over_1n``): our call after their 1x, our pass and their 1NT response;
 - 815318e (``adv.pre.*``): our side's three-level preemptive overcall, advanced by us;
@@ -13,36 +13,60 @@ A board is listed when either room reached one of them: its two rooms are played
 projections bid later calls with the rules too; a projection can only reach these sequences where the auction
 itself already has, so the list covers them.)
 
-    .venv/bin/python bench/replay_reach.py bench/ben/final2.jsonl
+    .venv/bin/python bench/replay_reach.py bench/ben/final2.jsonl [--quick] [--boards 300] [--seed 1]
 
-ends with ``RESULT boards=N only=3,11,...``.
+reads the ledger the way ``ben_match.py`` carries a run over (``seed_from_ledger`` into a scratch store, so a bad
+line is refused, never half-read; ``--boards``/``--seed`` are the run's, needed for a ledger of the earlier form),
+takes our seats from each board's ``players`` and ends with ``RESULT boards=N only=3,11,...``.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ben_match import BEN_TM, seed_from_ledger  # noqa: E402
 
 SEATS = "NESW"
 
 
-def table_boards(path: str):
-    """(room, record as a dict) for every finished table board of a ledger, of either form."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            d = json.loads(line)
-            if "record" in d:
-                yield d["room"], d["record"]
-            elif d.get("table") == "results":
-                yield d["row"]["room"], json.loads(d["row"]["record"])
+def table_boards(ledger: Path, boards: int, seed: int):
+    """(our seat indices, record as a dict) for every finished table board of a BEN run's ledger."""
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.tm.store import STORE_FILE, ResultsStore, StoreError
+
+    with tempfile.TemporaryDirectory(prefix="replay-reach-") as tmp:
+        settings = TableManagerSettings(**{**BEN_TM, "port": 0, "results_dir": tmp, "boards": boards, "seed": seed,
+                                           "rooms": 2})
+        try:
+            seed_from_ledger(Path(tmp), ledger, settings)
+        except StoreError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        store = ResultsStore(Path(tmp) / STORE_FILE, create=False)
+        try:
+            rows = store.results()
+        finally:
+            store.close()
+    for row in rows:
+        r = row.record.to_dict()
+        yield our_seats(r), r
 
 
-def reached(room: str, r: dict) -> list[str]:
+def our_seats(r: dict, ours: str = "Squeeze") -> frozenset[int]:
+    """The seats our robot held at that table, by the record's ``players``."""
+    players = r.get("players") or {}
+    seats = frozenset(SEATS.index(s) for s, name in players.items() if name == ours)
+    if not seats:
+        raise SystemExit(f"error: board {r.get('board')} names no seat played by {ours!r} (players: {players})")
+    return seats
+
+
+def reached(ours: frozenset[int], r: dict) -> list[str]:
     calls = r["auction"]
     dealer = SEATS.index(r["dealer"][0]) if isinstance(r["dealer"], str) else int(r["dealer"])
-    ours = {0, 2} if room == "Open" else {1, 3}  # (our robot sits North-South in the open room)
     notes = r.get("call_notes", [])
     why = []
     o = next((i for i, c in enumerate(calls) if c != "P"), None)
@@ -65,12 +89,21 @@ def reached(room: str, r: dict) -> list[str]:
 
 
 def main() -> None:
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: replay_reach.py LEDGER")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ledger", type=Path)
+    ap.add_argument("--boards", type=int, default=300, help="the run's board count (a ledger of the earlier form)")
+    ap.add_argument("--seed", type=int, default=1, help="the run's seed (a ledger of the earlier form)")
+    ap.add_argument("--quick", action="store_true", help="only boards 1-24")
+    args = ap.parse_args()
+    if not args.ledger.is_file():
+        raise SystemExit(f"error: no ledger at {args.ledger}")
     boards: dict[int, set[str]] = {}
-    for room, r in table_boards(sys.argv[1]):
-        for why in reached(room, r):
-            boards.setdefault(int(r["board"]), set()).add(f"{room}: {why}")
+    for ours, r in table_boards(args.ledger, args.boards, args.seed):
+        if args.quick and int(r["board"]) > 24:
+            continue
+        room = "NS" if 0 in ours else "EW"
+        for why in reached(ours, r):
+            boards.setdefault(int(r["board"]), set()).add(f"ours {room}: {why}")
     for b in sorted(boards):
         print(b, "; ".join(sorted(boards[b])))
     print(f"RESULT boards={len(boards)} only={','.join(map(str, sorted(boards)))}")

@@ -292,23 +292,72 @@ def test_a_ben_run_on_chosen_boards_deals_them_as_the_whole_set_does(tmp_path):
 
 
 def test_the_replay_reach_lists_the_boards_a_later_rule_change_can_reach():
-    """``bench/replay_reach.py``: a board is listed by the call our robot made (its seat from the room: North-South
-    in the open room) and that call's explanation; the same auction with BEN in those seats is not."""
+    """``bench/replay_reach.py``: a board is listed by the call our robot made (its seats from the record's
+    ``players``) and that call's explanation; the same auction with BEN in those seats is not."""
     sys.path.insert(0, str(ROOT / "bench"))
     import replay_reach
+
+    ns, ew = frozenset({0, 2}), frozenset({1, 3})
 
     def rec(calls, notes, dealer="N"):
         return {"auction": calls.split(), "dealer": dealer, "call_notes": [{"explanation": n} for n in notes]}
 
     negx = rec("1C 1H X 2H 2S P P P", ["", "", "Negative double: values and the unbid major(s)", "", "", "", "", ""])
-    assert replay_reach.reached("Open", negx) == ["2198a69: their raise after our negative double"]
-    assert replay_reach.reached("Closed", negx) == []  # (East-West are ours there: the double was BEN's)
+    assert replay_reach.reached(ns, negx) == ["2198a69: their raise after our negative double"]
+    assert replay_reach.reached(ew, negx) == []  # (the double was BEN's)
     passed = rec("1C 1H X P 2S P P P", ["", "", "Negative double: values and the unbid major(s)", "", "", "", "", ""])
-    assert replay_reach.reached("Open", passed) == []
+    assert replay_reach.reached(ns, passed) == []
     inv = rec("1N P 2D P 2H P 2N P 3H P P P", ["", "", "", "", "", "", "Exactly five hearts, invitational", ""] + [""] * 4)
-    assert replay_reach.reached("Open", inv) == ["562e5b9: our invitation opposite 1NT"]
-    over = rec("1D P 1N P 2D P P P", [""] * 8, dealer="E")  # East opens: theirs in the open room, ours in the closed
-    assert replay_reach.reached("Open", over) == ["4d32e7b: after their 1NT response"]
-    assert replay_reach.reached("Closed", over) == []
+    assert replay_reach.reached(ns, inv) == ["562e5b9: our invitation opposite 1NT"]
+    over = rec("1D P 1N P 2D P P P", [""] * 8, dealer="E")  # East opens: theirs when we sit N/S
+    assert replay_reach.reached(ns, over) == ["4d32e7b: after their 1NT response"]
+    assert replay_reach.reached(ew, over) == []
     pre = rec("1D 3S P 3N P P P", ["", "Preemptive overcall: seven or more spades", "", "", "", "", ""], dealer="W")
-    assert replay_reach.reached("Open", pre) == ["815318e: our preemptive overcall"]
+    assert replay_reach.reached(ns, pre) == ["815318e: our preemptive overcall"]
+    assert replay_reach.our_seats({"players": {"N": "BEN", "E": "Squeeze", "S": "BEN", "W": "Squeeze"}}) == ew
+    with pytest.raises(SystemExit, match="names no seat played by 'Squeeze'"):
+        replay_reach.our_seats({"board": 4, "players": {"N": "A", "E": "B", "S": "A", "W": "B"}})
+
+
+def test_the_replay_reach_reads_a_stored_run_of_either_ledger_form_the_way_a_match_carries_it_over(tmp_path):
+    """The whole script on the committed ledgers: the earlier form (one table board a line) and a store's ledger
+    list the same boards for the same run, and a damaged line is refused with its line number, never skipped."""
+    script = ROOT / "bench" / "replay_reach.py"
+    ledger = ROOT / "bench" / "ben" / "final2.jsonl"
+    run = subprocess.run([sys.executable, str(script), str(ledger), "--quick"], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    result = run.stdout.strip().splitlines()[-1]
+    assert result.startswith("RESULT boards=")
+    only = [int(b) for b in result.split("only=")[1].split(",") if b]
+    assert only and max(only) <= 24
+    listed = {int(line.split()[0]) for line in run.stdout.splitlines()[:-1]}
+    assert listed == set(only)
+
+    # The same run as a store's ledger (what a run since 1175eff writes): the same list.
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.tm.store import STORE_FILE, ResultsStore
+
+    settings = TableManagerSettings(**{**ben_match.BEN_TM, "port": 0, "results_dir": tmp_path / "run", "boards": 300,
+                                       "seed": 1, "rooms": 2})
+    assert ben_match.seed_from_ledger(tmp_path / "run", ledger, settings) == 600
+    store = ResultsStore(tmp_path / "run" / STORE_FILE, create=False)
+    store.write_ledger(tmp_path / "store.jsonl")
+    store.close()
+    again = subprocess.run([sys.executable, str(script), str(tmp_path / "store.jsonl"), "--quick"],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == run.stdout
+
+    # A damaged line in either form: refused with its line number.
+    for name, source in (("old", ledger), ("store", tmp_path / "store.jsonl")):
+        lines = source.read_text(encoding="utf-8").splitlines()
+        lines[5] = lines[5][: len(lines[5]) // 2]
+        bad = tmp_path / f"bad-{name}.jsonl"
+        bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        broken = subprocess.run([sys.executable, str(script), str(bad)], capture_output=True, text=True,
+                                timeout=300, cwd=ROOT)
+        assert broken.returncode != 0 and "line 6" in broken.stderr, (name, broken.stderr)
+        assert "Traceback" not in broken.stderr
