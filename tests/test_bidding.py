@@ -1180,6 +1180,30 @@ def test_a_ninth_trump_accepts_the_invitation_after_1nt(bidder):
     ])
 
 
+def test_responder_rebids_after_their_overcall_and_openers_rebid(bidder):
+    """Board 186 against BEN: 1D P 1H (1S) 2D P, and responder with 15 HCP and six hearts passed (no rule knew the
+    contested auction; 3NT by opener, who holds the spades, makes eleven tricks). Responder with game values and
+    no fit asks for a stopper with their suit (game forcing) and opener with it bids 3NT; with their suit stopped
+    he bids 3NT himself; a six-card suit invites with 10-12 and competes below that; a known major fit is game."""
+    auction = "1D P 1H 1S 2D P"
+    assert_bids(bidder, [
+        ("J4.AQT853.A4.AT9", auction, "2S"), ("KJ4.AQT8.A4.T952", auction, "3N"),
+        ("J4.AQT853.A4.T98", auction, "3H"), ("J4.AQT853.74.T98", auction, "2H"),
+        ("Q972..KQJT93.K74", auction + " 2S P", "3N"), ("9872..KQJT93.AK4", auction + " 2S P", "3D"),
+        ("J4.AQT8.A4.AT92", "1D P 1H 1S 2H P", "4H"), ("J4.AQT8.A4.T952", "1D P 1H 1S 2N P", "3N"),
+        # a strong opener does not rebid a minimum over the overcall
+        ("AKQ.K84.AKJ74.Q2", "1D P 1H 1S", "3N"), ("A2.K84.AKQJ74.Q2", "1D P 1H 1S", "3N"),
+        ("2.K84.AKQJ74.AQ2", "1D P 1H 1S", "2S"), ("AQ2.K4.AKJ74.Q52", "1D P 1H 1S", "2N"), ("AQ2.K4.AKJ74.K52", "1D P 1H 1S", "3N"),
+    ])
+    # a good six-card minor opposite 2NT counts its length for the quantitative 4NT and 6NT (board 258)
+    assert_bids(bidder, [("T3.K4.AQ8764.742", "2N P", "4N"), ("T3.K4.Q87643.742", "2N P", "3N"),
+                         ("KT.AT6.975432.Q8", "2N P", "3N"), ("T3.K4.AK9764.J42", "2N P", "6N")])
+    # opener's cue bid is game forcing too
+    assert bid(bidder, "J4.AQT853.74.T98", "1D P 1H 1S 2S P") != "P"
+    # the cue bid is game forcing: responder never passes below game after it
+    assert bid(bidder, "J4.AQT853.A4.AT9", auction + " 2S P 3D P") not in ("P", "3D")
+
+
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
     """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
     their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
