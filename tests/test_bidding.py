@@ -1198,6 +1198,8 @@ def test_responder_rebids_after_their_overcall_and_openers_rebid(bidder):
     # a good six-card minor opposite 2NT counts its length for the quantitative 4NT and 6NT (board 258)
     assert_bids(bidder, [("T3.K4.AQ8764.742", "2N P", "4N"), ("T3.K4.Q87643.742", "2N P", "3N"),
                          ("KT.AT6.975432.Q8", "2N P", "3N"), ("T3.K4.AK9764.J42", "2N P", "6N")])
+    # the stopper-asking cue stays at the three level (their 3D over opener's 3H: no room below game)
+    assert bid(bidder, "KQT98.8.74.AQJ84", "1H P 1S 3D 3H P") != "4D"
     # opener's cue bid is game forcing too
     assert bid(bidder, "J4.AQT853.74.T98", "1D P 1H 1S 2S P") != "P"
     # the cue bid is game forcing: responder never passes below game after it
