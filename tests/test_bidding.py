@@ -1206,6 +1206,15 @@ def test_responder_rebids_after_their_overcall_and_openers_rebid(bidder):
     assert bid(bidder, "J4.AQT853.A4.AT9", auction + " 2S P 3D P") not in ("P", "3D")
 
 
+def test_a_vulnerable_side_accepts_an_invitation_a_point_lighter(bidder):
+    """At IMPs a vulnerable game pays at about 37 % odds against about 45 % not vulnerable, so where the values layer
+    and the invitations' stand-ins count combined points, a vulnerable side bids game with one point less."""
+    hand, auction = "A86.QJ52.A96.Q73", "1C P 1D P 1H P 3D P"  # 13 opposite a jump rebid's invitation
+    assert bid(bidder, hand, auction, vul=Vul.NS) == "3N"
+    assert bid(bidder, hand, auction, vul=Vul.EW) == "P"
+    assert bid(bidder, hand, auction, vul=Vul.NONE) == "P"
+
+
 def test_a_good_suit_overcalls_their_1nt_response(bidder):
     """Board 84 against BEN: 1D P 1N, and 17 HCP with five spades passed (BEN came in and bought it in 2S). After
     their 1NT response every suit is a two-level overcall: a good five-card suit or a strong hand bids it; a poor
