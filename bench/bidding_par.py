@@ -28,6 +28,9 @@ run of a seed pays for the solving (about 0.2 s a deal, on ``--threads`` threads
 
 The paired section also lists the deals the two files bid differently (``changed=`` in the RESULT line): a change
 to a rare sequence moves few deals, and their number says how much the paired figure saw.
+It also scores the change as a team match would (``changer_imps``): on each deal bid differently, the side whose
+call first differs gains the IMPs of its score against the baseline's on that deal. Par counts a making game as a
+loss where par is the opponents' cheap sacrifice (no copy of the engine takes it); a match does not.
 
 ``--ablate GUARD`` bids the baseline with the same rules and one of the interpreter's guards switched off instead:
 what that guard is worth on these deals.
@@ -67,6 +70,22 @@ def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
     ``bench/borel.py``'s deals)."""
     d = Deal.random(random.Random(seed * 1_000_003 + i))
     return i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)
+
+
+def changer_gain(dealer: Seat, calls: list, base_calls: list, ns: int, base_ns: int) -> int:
+    """IMPs the side that made the first call the two auctions differ in gains by it (0 when they do not differ).
+
+    Par calls any departure from par an error, so a making game where par is the opponents' cheap sacrifice scores
+    as a loss; a team match scores a changed call against the other table. Here the other table is the baseline
+    on the same deal, and the swing is credited to the side whose call first differs (the change's own call: the
+    later calls of both sides follow from it)."""
+    first = next((i for i, (x, y) in enumerate(zip(calls, base_calls)) if x != y), None)
+    if first is None:
+        if len(calls) == len(base_calls):
+            return 0
+        first = min(len(calls), len(base_calls))
+    ns_side = (int(dealer) + first) % 2 == 0
+    return imps(ns - base_ns) if ns_side else imps(base_ns - ns)
 
 
 def deals(n: int, seed: int) -> list[tuple[int, Deal, Seat, Vul]]:
@@ -309,6 +328,11 @@ def main() -> None:
               f"better on {better} deals, worse on {worse}")
         # a change to a rare sequence moves few deals: how many auctions it changed says how much the figure saw
         changed = [(r, q) for r, q in zip(main_t.rows, base_t.rows) if r[5].calls != q[5].calls]
+        gains = [changer_gain(r[3], list(r[5].calls), list(q[5].calls), r[7], q[7])
+                 for r, q in zip(main_t.rows, base_t.rows)]
+        g_mu, g_se = mean_se(gains)
+        print(f"== as a team match against the baseline (the side whose call first differs, scored against the "
+              f"baseline's result): {g_mu:+.3f} IMPs/deal (se {g_se:.3f})")
         print(f"== bid differently: {len(changed)} of {n} deals" + (" (up to 20 below)" if changed else ""))
         for r, q in changed[:20]:
             print(f"board {r[1]} {r[2].to_pbn()} par NS {r[8]:+d}")
@@ -332,7 +356,7 @@ def main() -> None:
         out += (f" base_imps_lost={base['imps_lost']:.3f} base_missed_games={base['missed_games']:.3f} "
                 f"base_missed_games25={base['missed_games25']:.3f} "
                 f"base_dbl_unshown={base['dbl_unshown']} delta_imps={base['imps_lost'] - m['imps_lost']:+.3f} "
-                f"changed={len(changed)}")
+                f"changed={len(changed)} changer_imps={g_mu:+.4f} changer_se={g_se:.4f}")
     print(out)
 
 

@@ -361,3 +361,21 @@ def test_the_replay_reach_reads_a_stored_run_of_either_ledger_form_the_way_a_mat
                                 timeout=300, cwd=ROOT)
         assert broken.returncode != 0 and "line 6" in broken.stderr, (name, broken.stderr)
         assert "Traceback" not in broken.stderr
+
+
+def test_the_par_bench_scores_a_changed_call_for_the_side_that_made_it():
+    """``bench/bidding_par.py``'s team-match figure: the swing between the two files' results on a deal is credited
+    to the side whose call first differs, as IMPs of its own score; a deal bid the same gains nobody anything."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bidding_par
+    from squeeze.engine.auction import Call
+    from squeeze.engine.cards import Seat
+
+    calls = [Call.parse(c) for c in "1N P 2N P 3N P P P".split()]
+    base = [Call.parse(c) for c in "1N P 2N P P P".split()]
+    # North deals: the first difference is call 4, North's: North-South made 3NT vulnerable (+600) against +150
+    assert bidding_par.changer_gain(Seat.NORTH, calls, base, 600, 150) == 10
+    assert bidding_par.changer_gain(Seat.NORTH, calls, base, -100, 120) == -6
+    # East deals: the same call is East's, so East-West's score counts (North-South's sign turned)
+    assert bidding_par.changer_gain(Seat.EAST, calls, base, -600, -150) == 10
+    assert bidding_par.changer_gain(Seat.EAST, calls, calls, -600, -600) == 0
