@@ -454,7 +454,9 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
     if "baseline" in figures:
         p = figures["baseline"]
         lines += [f"Against the baseline run on the same boards: {p['mean']} IMPs/board (se {p['stderr']}, 95 % "
-                  f"[{p['interval95'][0]}, {p['interval95'][1]}]) over {p['boards']} boards.", ""]
+                  f"[{p['interval95'][0]}, {p['interval95'][1]}]) over {p['boards']} boards."
+                  + (f" Split: bidding {p['bidding']['mean']} (se {p['bidding']['stderr']}), play "
+                     f"{p['play']['mean']} (se {p['play']['stderr']})." if "bidding" in p else ""), ""]
         if "overridden" in p:
             o, n = p["overridden"], p["not_overridden"]
             lines += [f"On the boards where a simulated call overrode the rules (in either room): {o['mean']} "
@@ -548,13 +550,20 @@ def write_report(folder: Path, *, ours: str, baseline: Optional[Path] = None, wo
         figures["swings"] = {b: -x for b, x in figures["swings"].items()}
     if baseline is not None:
         base_records = _records(Path(baseline))
-        _, base = analyse_match(base_records, teams, solver=solver,
-                                dd=_dd_tables(Path(baseline), {r.board: r for r in base_records}, solver))
+        base_analyses, base = analyse_match(base_records, teams, solver=solver,
+                                            dd=_dd_tables(Path(baseline), {r.board: r for r in base_records}, solver))
         sign = 1 if teams[0] == ours else -1
         swings = {int(k): x for k, x in figures["swings"].items()}
         base_swings = {int(k): sign * x for k, x in base["swings"].items()}
         figures["baseline"] = {**paired_difference(swings, base_swings),
                                **paired_by_override(records, swings, base_swings)}
+        # The same difference split board by board into its bidding part (the double-dummy value of the contracts)
+        # and its play part (the rest): a replay against a robot whose card play is not repeatable pairs the first
+        # far better than the second.
+        for part in ("bidding", "play"):
+            mine = {a.board: sign * getattr(a, part) for a in analyses if getattr(a, part) is not None}
+            theirs = {a.board: sign * getattr(a, part) for a in base_analyses if getattr(a, part) is not None}
+            figures["baseline"][part] = paired_difference(mine, theirs)
     (folder / "report.md").write_text(_markdown(figures, analyses, ours, worst), encoding="utf-8")
     (folder / "report.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     _plot(analyses, ours, folder / "imps.png")

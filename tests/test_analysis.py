@@ -197,7 +197,8 @@ def test_a_ben_run_carries_over_through_its_ledger(tmp_path):
 
 
 def _ben_run(folder: Path, boards: dict[int, str], seed: int = 4, total: int = 3) -> None:
-    """A stored BEN match in ``folder``: each of ``boards`` (number -> auction) finished in both rooms."""
+    """A stored BEN match in ``folder``: each of ``boards`` (number -> auction, or "open auction | closed
+    auction") finished in both rooms."""
     from squeeze.config.settings import TableManagerSettings
     from squeeze.robot.match import MATCH_NAME
     from squeeze.robot.tm.run import prepare_run
@@ -208,9 +209,11 @@ def _ben_run(folder: Path, boards: dict[int, str], seed: int = 4, total: int = 3
     rng = random.Random(2)
     for deal in store.deals():
         if deal.board in boards:
-            for room, players in (("Open", "Squeeze BEN"), ("Closed", "BEN Squeeze")):
+            parts = [x.strip() for x in boards[deal.board].split("|")]
+            auctions = parts if len(parts) == 2 else parts * 2
+            for (room, players), auction in zip((("Open", "Squeeze BEN"), ("Closed", "BEN Squeeze")), auctions):
                 ns, ew = players.split()
-                store.commit_board(MATCH_NAME, room, record(deal.board, deal.deal, boards[deal.board], deal.dealer, rng,
+                store.commit_board(MATCH_NAME, room, record(deal.board, deal.deal, auction, deal.dealer, rng,
                                    room, {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}),
                                    [f"clock: board {deal.board}, {boards[deal.board]}"])
             store.add_incident(MATCH_NAME, "Open", deal.board, "warning", boards[deal.board])
@@ -379,3 +382,20 @@ def test_the_par_bench_scores_a_changed_call_for_the_side_that_made_it():
     # East deals: the same call is East's, so East-West's score counts (North-South's sign turned)
     assert bidding_par.changer_gain(Seat.EAST, calls, base, -600, -150) == 10
     assert bidding_par.changer_gain(Seat.EAST, calls, calls, -600, -600) == 0
+
+
+def test_the_paired_difference_against_a_baseline_splits_into_bidding_and_play(tmp_path):
+    """A report against a baseline run splits the paired difference into its bidding part and its play part,
+    board by board, and the two add up to the whole; a board bid the same in both runs pairs no bidding IMPs."""
+    from squeeze.robot.analysis import write_report
+
+    _ben_run(tmp_path / "base", {1: "1N P P P", 2: "1N P P P", 3: "1N P P P"})
+    _ben_run(tmp_path / "run", {1: "1N P P P", 2: "4S P P P | 1S P P P", 3: "1N P P P"})
+    figures = write_report(tmp_path / "run", ours="Squeeze", baseline=tmp_path / "base")
+    p = figures["baseline"]
+    assert p["boards"] == p["bidding"]["boards"] == p["play"]["boards"] == 3
+    assert p["bidding"]["mean"] != 0  # (board 2: 4S against 1S in the run, 1NT in both rooms of the baseline)
+    assert p["mean"] == pytest.approx(p["bidding"]["mean"] + p["play"]["mean"], abs=1e-3)
+    assert "Split: bidding" in (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    same = write_report(tmp_path / "base", ours="Squeeze", baseline=tmp_path / "base")["baseline"]
+    assert same["bidding"]["mean"] == same["play"]["mean"] == same["mean"] == 0
