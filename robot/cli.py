@@ -361,7 +361,8 @@ def deal(
     """Deal a random board: dealer, vulnerability, a hand diagram and the PBN deal string (and its auction and play).
 
     With --play, one whole board at a table of four robots, each seeing only its own seat: bidding with every call
-    explained, αμ declarer play and PIMC defence with the reason for every card, and the duplicate score.
+    explained, PIMC card play (αμ at declarer with --selector alphamu) with the reason for every card, and the
+    duplicate score.
     """
     import dataclasses
     import random
@@ -657,7 +658,7 @@ def play_cmd(
                                                                   + _default("the robot leads")),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
-    """Play a deal out with four robot players (αμ declarer, PIMC defenders) and print it trick by trick."""
+    """Play a deal out with four robot players (PIMC by default; αμ at declarer with --selector alphamu or the strong preset) and print it trick by trick."""
     from squeeze.engine.auction import Contract
     from squeeze.engine.board import IllegalCardError, Play
     from squeeze.engine.cards import BridgeError, Card, Deal

@@ -145,7 +145,8 @@ GRAND = "N:KJT7.AKQ.AKQ.432 32.765.8765.8765 A986.432.432.AKQ Q54.JT98.JT9.JT9"
 def test_card_player_plays_legal_cards_with_reasons():
     deal = Deal.parse(GRAND)
     play = Play(deal, Contract.parse("7NS"))
-    player = CardPlayer(PlaySettings(worlds_declarer=6, worlds_defender=6, max_m=2, declarer_budget_s=5.0),
+    player = CardPlayer(PlaySettings(declarer_selector="alphamu", worlds_declarer=6, worlds_defender=6, max_m=2,
+                                     declarer_budget_s=5.0),
                         oracle=ORACLE)
     rng = random.Random(1)
     seen = set()

@@ -46,7 +46,8 @@ DEAL = Deal.parse("N:8432.QJ.AT4.Q954 K9765.AT862..KJ6 AJT.754.Q9532.82 Q.K93.KJ
 AUCTION = Auction.parse("P 1S P 2D P 2H P 3N P P P", "N")
 # Far more worlds than any of the budgets can solve at trick 1: unbounded, PIMC takes some 5 s over them for South
 # after the lead and dummy's card, and West's αμ some 30 s for M = 1 alone (measured with a fresh solver).
-MANY = PlaySettings(worlds_declarer=300, worlds_defender=300, max_m=3, declarer_budget_s=60.0)
+MANY = PlaySettings(declarer_selector="alphamu", worlds_declarer=300, worlds_defender=300, max_m=3,
+                    declarer_budget_s=60.0)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +115,7 @@ def test_a_card_decision_returns_by_its_deadline(oracle, budget, cards, selector
 def test_a_generous_deadline_changes_nothing_on_an_easy_position(oracle, cards):
     """Late in the play with 20 worlds: 2 s is plenty, so the card and its reason are those of no deadline."""
     view = view_after(cards)
-    settings = PlaySettings(max_m=3, declarer_budget_s=60.0)
+    settings = PlaySettings(declarer_selector="alphamu", max_m=3, declarer_budget_s=60.0)
     free = Player(PlayerParams(play=settings, seed=5), oracle=oracle, systems=load_system).play(view)
     player = Player(PlayerParams(play=settings, seed=5), oracle=oracle, systems=load_system)
     d, _elapsed, _late = timed(lambda deadline: player.play(view, deadline=deadline), 2.0)

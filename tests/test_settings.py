@@ -105,7 +105,7 @@ def test_bad_values_and_layers_are_named(tmp_path):
 REACHES = {
     "system": ("sayc", "x.toml", lambda p: p.system),
     "opponents_system": (None, "sayc", lambda p: p.opponents_system),
-    "declarer_selector": ("alphamu", "pimc", lambda p: p.play.declarer_selector),
+    "declarer_selector": ("pimc", "alphamu", lambda p: p.play.declarer_selector),
     "worlds": (20, 7, lambda p: (p.play.worlds_for(True), p.play.worlds_for(False))),
     "worlds_declarer": (None, 9, lambda p: p.play.worlds_for(True)),
     "worlds_defender": (None, 5, lambda p: p.play.worlds_for(False)),

@@ -57,7 +57,9 @@ class PlaySettings:
     """The card player's parameters. Their defaults are Squeeze's engine defaults: the configuration layer
     (``squeeze.config.settings``) takes its own defaults from these fields, so each is written here only."""
 
-    declarer_selector: Selector = "alphamu"
+    # PIMC: self-play found no gain from αμ at declarer (-0.03 IMP/board, se 0.11, a sequential test decided at 311
+    # boards, bench/RESULTS.md) for 2-7 times the time per searched move; the strong preset keeps αμ.
+    declarer_selector: Selector = "pimc"
     worlds: int = 20  # worlds sampled per decision, for both roles unless the role's own number below is given
     worlds_declarer: int | None = None  # None: ``worlds``
     worlds_defender: int | None = None  # None: ``worlds``
