@@ -72,18 +72,17 @@ def deal_of(seed: int, i: int) -> tuple[int, Deal, Seat, Vul]:
     return i + 1, d, dealer_for_board(i + 1), vul_for_board(i + 1)
 
 
-def changer_gain(dealer: Seat, calls: list, base_calls: list, ns: int, base_ns: int) -> int:
+def changer_gain(dealer: Seat, calls, base_calls, ns: int, base_ns: int) -> int:
     """IMPs the side that made the first call the two auctions differ in gains by it (0 when they do not differ).
 
     Par calls any departure from par an error, so a making game where par is the opponents' cheap sacrifice scores
     as a loss; a team match scores a changed call against the other table. Here the other table is the baseline
     on the same deal, and the swing is credited to the side whose call first differs (the change's own call: the
     later calls of both sides follow from it)."""
+    # (two complete auctions that agree call for call are the same auction: neither is a prefix of the other)
     first = next((i for i, (x, y) in enumerate(zip(calls, base_calls)) if x != y), None)
     if first is None:
-        if len(calls) == len(base_calls):
-            return 0
-        first = min(len(calls), len(base_calls))
+        return 0
     ns_side = (int(dealer) + first) % 2 == 0
     return imps(ns - base_ns) if ns_side else imps(base_ns - ns)
 
@@ -328,7 +327,7 @@ def main() -> None:
               f"better on {better} deals, worse on {worse}")
         # a change to a rare sequence moves few deals: how many auctions it changed says how much the figure saw
         changed = [(r, q) for r, q in zip(main_t.rows, base_t.rows) if r[5].calls != q[5].calls]
-        gains = [changer_gain(r[3], list(r[5].calls), list(q[5].calls), r[7], q[7])
+        gains = [changer_gain(r[3], r[5].calls, q[5].calls, r[7], q[7])
                  for r, q in zip(main_t.rows, base_t.rows)]
         g_mu, g_se = mean_se(gains)
         print(f"== as a team match against the baseline (the side whose call first differs, scored against the "

@@ -658,7 +658,8 @@ def play_cmd(
                                                                   + _default("the robot leads")),
     as_json: bool = typer.Option(False, "--json", help="Print JSON (cards, reasons, result)."),
 ) -> None:
-    """Play a deal out with four robot players (PIMC by default; αμ at declarer with --selector alphamu or the strong preset) and print it trick by trick."""
+    """Play a deal out with four robot players (PIMC; αμ at declarer with --selector alphamu or the strong preset)
+    and print it trick by trick."""
     from squeeze.engine.auction import Contract
     from squeeze.engine.board import IllegalCardError, Play
     from squeeze.engine.cards import BridgeError, Card, Deal
