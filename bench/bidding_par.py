@@ -32,11 +32,11 @@ It also scores the change as a team match would (``changer_imps``): on each deal
 call first differs gains the IMPs of its score against the baseline's on that deal. Par counts a making game as a
 loss where par is the opponents' cheap sacrifice (no copy of the engine takes it); a match does not.
 
-``--ablate GUARD`` bids the baseline with the same rules and one of the interpreter's guards switched off instead:
-what that guard is worth on these deals.
+``--ablate FEATURE`` bids the baseline with the same rules and one of the interpreter's features switched off
+instead: what that feature is worth on these deals.
 
     .venv/bin/python bench/bidding_par.py [--deals 1000] [--seed 1] [--quick] [--rules FILE] [--baseline FILE|none]
-                                          [--ablate unmisread]
+                                          [--ablate unmisread|bounded_hulls|denied_hcp]
 """
 
 from __future__ import annotations
@@ -161,22 +161,38 @@ class Tally:
     rows: list = field(default_factory=list)
 
 
-#: Interpreter guards ``--ablate`` can switch off for the baseline: the name and the module function that applies it.
-GUARDS = {"unmisread": "_unmisread"}
+def _guards() -> dict:
+    """Interpreter features ``--ablate`` can switch off for the baseline: name -> (module, function, its stand-in)."""
+    from squeeze.engine.bidding import interpreter, rules as rule_lang
+
+    return {
+        # the guard that keeps a forcing rule from making a bid partner reads as non-forcing
+        "unmisread": (interpreter, "_unmisread", lambda cands: cands),
+        # length hulls from bounds of non-constant sides (``ln(t) >= 3 + (level >= 3)``): constants only
+        "bounded_hulls": (rule_lang, "_bounded_comparisons", lambda node, env: rule_lang._constant_comparisons(node)),
+        # partner's strength estimate less the HCP counts earlier candidates take on strength alone
+        "denied_hcp": (interpreter, "_unclaimed", lambda rng, claimed: rng),
+    }
+
+
+GUARDS = ("bounded_hulls", "denied_hcp", "unmisread")
 
 
 def bid_all(name: str, rules: str, boards, tabs, ablate: str | None = None) -> Tally:
     if ablate is None:
         return _bid_all(name, Bidder.of(load_rules(rules)), boards, tabs)
-    from squeeze.engine.bidding import interpreter
-
-    attr = GUARDS[ablate]
-    saved = getattr(interpreter, attr)
-    setattr(interpreter, attr, lambda cands: cands)  # the guard off, for a bidder of its own (fresh caches)
+    module, attr, stand_in = _guards()[ablate]
+    system = load_rules(rules)  # (the loader's cached object: its rules' memos are cleared on the way in and out)
+    saved = getattr(module, attr)
+    setattr(module, attr, stand_in)  # the feature off, for a bidder of its own (fresh caches)
+    for rule in system.rules:
+        rule.memo.clear()
     try:
-        return _bid_all(name, Bidder(load_rules(rules)), boards, tabs)
+        return _bid_all(name, Bidder(system), boards, tabs)
     finally:
-        setattr(interpreter, attr, saved)
+        setattr(module, attr, saved)
+        for rule in system.rules:
+            rule.memo.clear()
 
 
 def _bid_all(name: str, bidder: Bidder, boards, tabs) -> Tally:
@@ -297,8 +313,9 @@ def main() -> None:
     ap.add_argument("--baseline", default=FIRST_WAVE, help="rule file bid on the same deals (as --rules); 'none' to "
                     "skip")
     ap.add_argument("--ablate", choices=sorted(GUARDS), default=None, help="the baseline is the same rules bid with "
-                    "this interpreter guard off (unmisread: a forcing rule may make a bid partner reads as "
-                    "non-forcing); replaces --baseline")
+                    "this interpreter feature off (unmisread: a forcing rule may make a bid partner reads as "
+                    "non-forcing; bounded_hulls: length hulls from constants only; denied_hcp: partner's strength "
+                    "from the rule's own condition only); replaces --baseline")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--worst", type=int, default=20)
     ap.add_argument("--oracle-odds", type=float, default=0.5, help="the (HCP, fits) oracle bids game from these odds")

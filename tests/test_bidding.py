@@ -1222,3 +1222,104 @@ def test_a_good_suit_overcalls_their_1nt_response(bidder):
     assert bid(bidder, "K9753.AKJ.A5.K42", "1D P 1N", dealer="W", vul=Vul.BOTH) == "2S"
     assert bid(bidder, "Q2.AJ8.K5.QJ9872", "1D P 1N", dealer="W", vul=Vul.BOTH) == "2C"
     assert bid(bidder, "K9753.Q52.A5.K42", "1D P 1N", dealer="W", vul=Vul.BOTH) == "P"
+
+
+def test_a_strong_two_clubs_is_never_read_as_a_weak_two(bidder):
+    """The weak-two family's contexts ("2s P .t P") bind s to any suit; every rule of it must leave clubs out, or
+    opener's rebid after 2C and a positive response is made and read as "maximum weak two, no fit" (par seed 67,
+    board 938: AKQJ53.3.KQ853.A rebid 2NT over 2H)."""
+    system = load_system("sayc")
+    for rule in system.rules:
+        contexts = rule.spec.context if isinstance(rule.spec.context, list) else [rule.spec.context]
+        if rule.id.startswith("w2.") and any(c.startswith("2s P") for c in contexts):
+            assert "s != C" in (rule.spec.require or ""), rule.id
+    for auction in ("2C P 2H P", "2C P 2D P", "2C P 2S P", "2C P 3C P"):
+        for h in _seat_hands(random.Random(46), lambda h: h.hcp >= 22, 40, seat=Seat.NORTH):
+            assert not bidder.choose(h, Auction.parse(auction, "N"), Vul.NONE, alternatives=False).rule_id \
+                .startswith("w2."), (str(h), auction)
+
+
+def test_certain_slam_values_bid_slam_without_a_fit(bidder):
+    """Par seed 67: 1S P 2H P 3S P 3N with Q.AK984.KQJ.QJ96 opposite a jump rebid (32+ between the hands for
+    certain, twelve tricks in notrump), and 2C P 2H P 2S P 3H with 34+ certain (board 938). The 6NT of the values layer took
+    balanced hands only; with 32 certain (not only expected) any hand without a void bids it. A hand that is only
+    expected there (20 HCP opposite an opening that may hold 10) does not."""
+    assert bid(bidder, "Q.AK984.KQJ.QJ96", "1S P 2H P 3S P") == "6N"
+    # a doubleton opposite the strong two-bidder's six spades is a fit: Blackwood, and slam in it
+    assert bid(bidder, "42.AQ9842.A.KQT4", "2C P 2H P 2S P") == "4N"
+    auction = _bid_out(bidder, "N:T87.J6.T76.98753 AKQJ53.3.KQ853.A 96.KT75.J942.J62 42.AQ9842.A.KQT4", Seat.EAST,
+                       Vul.BOTH)
+    assert auction.contract.level >= 6, auction
+    assert bid(bidder, "A5.KQJ.KQJ4.A754", "1S P 2D P 2S P") != "6N"
+    assert bid(bidder, ".AK984.KQJ2.QJ96", "1S P 2H P 3S P") != "6N"  # a void: the suits first
+
+
+def test_a_1nt_rebid_is_invited_to_slam_with_quantitative_4nt(bidder):
+    """Par seed 67, board 2014: 1D P 1S P 1N P 3N with AK62.KQ.J65.KQJ7 (19 opposite 12-14; 6NT makes). Over an
+    opening's or a response's 1NT, as over 2NT, 4NT is quantitative and opener accepts with the top half of 12-14;
+    the 1NT opening keeps its own 4NT (16-17, no four-card major)."""
+    assert bid(bidder, "AK62.KQ.J65.KQJ7", "1D P 1S P 1N P") == "4N"
+    assert bid(bidder, "JT.A742.AT94.A62", "1D P 1S P 1N P 4N P") == "6N"
+    assert bid(bidder, "JT.A742.QT94.Q62", "1D P 1S P 1N P 4N P") == "P"
+    assert bid(bidder, "AK6.KQ2.J65.QJ72", "1D P 1S P 1N P") != "4N"  # 17: 3NT
+    assert bid(bidder, "AK6.KQ2.J65.QJ72", "1N P") == "4N"
+
+
+def test_a_long_major_of_my_own_is_game_with_the_values(bidder):
+    """Par seed 67, board 2550: 1D P 1S P 2H (a reverse, 16+) P 2S P 2N P, and AKQ8432.J7.T.KJ8 passed 2NT: the
+    values layer's games wanted an eight-card fit or notrump shape. Seven cards (or six with two top honours) are
+    game in the suit opposite a doubleton; a broken six-card suit is not."""
+    assert bid(bidder, "AKQ8432.J7.T.KJ8", "P 1D P 1S P 2H P 2S P 2N P", dealer="E") == "4S"
+    assert bid(bidder, "AK8432.J72.T.KJ8", "P 1D P 1S P 2H P 2S P 2N P", dealer="E") == "4S"
+    assert bid(bidder, "J98432.Q72.T.KJ8", "P 1D P 1S P 2H P 2S P 2N P", dealer="E") != "4S"
+
+
+def test_opener_second_suit_at_the_two_level_is_raised_to_three_to_invite(bidder):
+    """Board 14 against BEN: 1D P 1S P 2C P, and KT83.97.KQ2.K872 (11 HCP, four clubs) gave preference to 2D
+    (twelve tricks in clubs; BEN bid 6C). The invitational raise was a jump (4C, past 3NT) and so barred for clubs;
+    at the two level the raise to three is the invitation, and a weaker hand with four clubs passes."""
+    auction = "1D P 1S P 2C P"
+    assert_bids(bidder, [("KT83.97.KQ2.K872", auction, "3C"), ("KT83.97.Q82.Q872", auction, "2D"),
+                         ("KT83.976.2.Q8762", auction, "P")])
+    # the raise reads as the invitation: opener accepts with the top of his range and stoppers, passes a minimum
+    assert bid(bidder, "A4.K5.AKJ54.QJ63", auction + " 3C P", dealer="E") == "3N"
+    assert bid(bidder, "J4.Q5.KJ954.AQ63", auction + " 3C P", dealer="E") == "P"
+
+
+@pytest.mark.parametrize("when, bindings, suit, hull", [
+    ("ln(t) >= 3 + (level >= 3)", {"t": 3}, 3, (3, 13)),     # an auction fact: the least it can add
+    ("ln(s) >= 3 + (s < H)", {"s": 0}, 0, (4, 13)),          # bound suit variables: exact
+    ("ln(s) >= 3 + (s < H)", {"s": 3}, 3, (3, 13)),
+    ("ln(t) <= 2 + (level >= 3)", {"t": 1}, 1, (0, 3)),      # an upper bound takes the most it can add
+    ("ln(t) == 3 + (level >= 3)", {"t": 2}, 2, (0, 13)),     # an equality only when exact
+    ("ln(t) >= hcp - 10", {"t": 2}, 2, (0, 13)),             # a hand feature: unknown, no bound
+])
+def test_length_hulls_take_the_bounds_of_what_they_are_compared_with(when, bindings, suit, hull):
+    """Partner's shown lengths (``plen``) and the sampler's hulls come from the rules' length comparisons. A raise
+    written ``ln(t) >= 3 + (level >= 3)`` showed nothing, so its three trumps were forgotten: board 12 against BEN,
+    1D P 1S (1NT unusual) 2S (3C), and KT862.AQ52.954.A bid 3NT with nine spades between the hands."""
+    import ast
+
+    from squeeze.engine.bidding.rules import extract_ranges
+
+    assert extract_ranges(ast.parse(when, mode="eval"), bindings)[1][suit] == hull
+
+
+def test_a_competitive_raise_shows_its_trumps(bidder):
+    assert bid(bidder, "KT862.AQ52.954.A", "P 1D P 1S 1N 2S 3C", dealer="W", vul=Vul.NS) == "4S"
+
+
+def test_partners_strength_counts_what_his_call_denied(bidder):
+    """A catch-all's own condition says nothing of strength (``jac.4m``: "minimum, no shortness", ``when = True``),
+    but the rules tried before it took every hand of 15-17 and 18+ on strength alone: partner's estimate is at most
+    14. Likewise opener's two-over-one rebid of his suit is not the 22+ of a strong 2C."""
+    def state(auction: str):
+        a = Auction.parse(auction, "N")
+        return bidder.state(a.dealer, tuple(a.calls), Vul.NONE, int(a.next_seat) & 1)
+
+    assert (state("1S P 2N P 4S P")["plo"], state("1S P 2N P 4S P")["phi"]) == (10, 14)
+    assert state("1S P 2C P 2S P")["phi"] <= 21
+    # the estimate never contradicts the call: a rule that holds only where earlier ones claimed keeps its own
+    from squeeze.engine.bidding.interpreter import _unclaimed
+    assert _unclaimed((15, 17), (1 << 38) - 1) == (15, 17)
+    assert _unclaimed((10, 37), sum(1 << h for h in range(15, 38))) == (10, 14)

@@ -272,9 +272,15 @@ class Bidder:
                 # (rules named "...fallback..." are a family's own last resort: read the same way)
                 proper = [c for c in producers if c.rule.spec.priority >= 10 and "fallback" not in c.rule.id
                           and c.rule.spec.group not in ("defaults", "values")] or producers
+                # what the call denies on strength alone: the HCP counts an earlier candidate takes whatever else
+                # the hand is (a "minimum" catch-all after 15-17 and 18+ rebids shows at most 14)
+                before, claimed = {}, 0
+                for c in cands:
+                    before[id(c)] = claimed
+                    claimed |= _hcp_claim(c.rule)
                 for c in proper:
                     env.update(c.bindings)
-                    rngs.append(strength_range(c.rule.strength, env))
+                    rngs.append(_unclaimed(strength_range(c.rule.strength, env), before.get(id(c), 0)))
                 lo, hi = min(r[0] for r in rngs), max(r[1] for r in rngs)
             else:
                 lo, hi = 0, 37
@@ -684,6 +690,13 @@ def _offered(c: Candidate) -> bool:
 
 
 _CLAIMS: dict = {}
+
+
+def _unclaimed(rng: tuple[int, int], claimed: int) -> tuple[int, int]:
+    """The HCP range ``rng`` less the counts in ``claimed`` (a bitmask over 0..37), as the hull of what is left;
+    ``rng`` itself when nothing is left (an estimate never contradicts the call it reads)."""
+    left = [h for h in range(rng[0], rng[1] + 1) if not claimed >> h & 1]
+    return (left[0], left[-1]) if left else rng
 
 
 def _hcp_claim(rule: CompiledRule) -> int:

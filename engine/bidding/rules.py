@@ -272,11 +272,54 @@ def _constant_comparisons(node: ast.Compare):
             yield b, _FLIP[type(op)](), a.value
 
 
+def _int_bounds(node: ast.AST, env: dict) -> tuple[int, int] | None:
+    """The least and greatest value an integer expression can take, or None when unknown: constants and bound suit
+    variables are exact, a truth value (a comparison of auction facts, ``level >= 3``) is 0 or 1 unless every name
+    in it is bound, and sums and differences combine their parts (``3 + (level >= 3)`` is 3 to 4)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return int(node.value), int(node.value)
+    if isinstance(node, ast.Name) and isinstance(env.get(node.id), int):
+        return int(env[node.id]), int(env[node.id])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        a, b = _int_bounds(node.left, env), _int_bounds(node.right, env)
+        if a is None or b is None:
+            return None
+        return (a[0] + b[0], a[1] + b[1]) if isinstance(node.op, ast.Add) else (a[0] - b[1], a[1] - b[0])
+    if isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if names <= env.keys() and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
+            v = int(bool(eval(compile(ast.Expression(body=node), "<bound>", "eval"), {"__builtins__": {}}, dict(env))))
+            return v, v
+        return 0, 1
+    return None
+
+
+def _bounded_comparisons(node: ast.Compare, env: dict):
+    """``(side, op, k)`` for each link of the chain ``node`` that bounds a side by an expression of known bounds,
+    moved to the right with the bound that keeps the hull a superset: the least value under a lower bound
+    (``ln(t) >= 3 + (level >= 3)`` shows three), the greatest under an upper bound, an equality only when exact."""
+    items = [node.left] + list(node.comparators)
+    for a, op, b in zip(items, node.ops, items[1:]):
+        if type(op) not in _FLIP:
+            continue
+        for side, op_, other in ((a, op, b), (b, _FLIP[type(op)](), a)):
+            rng = _int_bounds(other, env)
+            if rng is None:
+                continue
+            if isinstance(op_, (ast.GtE, ast.Gt)):
+                yield side, op_, rng[0]
+            elif isinstance(op_, (ast.LtE, ast.Lt)):
+                yield side, op_, rng[1]
+            elif rng[0] == rng[1]:
+                yield side, op_, rng[0]
+
+
 def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tuple[int, int], list[tuple[int, int]]]:
     """Interval hull of a ``when`` expression's top-level conjunction: (hcp range, four length ranges).
 
-    Only terms that are plain comparisons of ``hcp`` / a suit length with constants are used; everything else is
-    left to the exact predicate. The hull is therefore always a superset of the expression's hands.
+    Only terms that compare ``hcp`` / a suit length with an expression of known bounds are used (a constant, a bound
+    suit variable, ``3 + (level >= 3)``: see ``_bounded_comparisons``); everything else is left to the exact
+    predicate. The hull is therefore always a superset of the expression's hands.
     """
     hcp = [0, 37]
     lens = [[0, 13] for _ in range(4)]
@@ -331,7 +374,7 @@ def extract_ranges(tree: ast.Expression, bindings: dict[str, int]) -> tuple[tupl
             return
         if not isinstance(node, ast.Compare):
             return
-        for side, op, k in _constant_comparisons(node):
+        for side, op, k in _bounded_comparisons(node, env):
             t = target(side)
             if t:
                 bound(t, op, k)
