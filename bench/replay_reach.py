@@ -15,6 +15,14 @@ itself already has, so the list covers them.)
 
     .venv/bin/python bench/replay_reach.py bench/ben/final2.jsonl [--quick] [--boards 300] [--seed 1]
 
+``--since RULES`` (``git:REV``, a rule file or a packaged name, as ``bidding_par.py --rules``) lists instead every
+board where the rules as they are now would make another call than those rules at one of our turns, the auction as it was played (rules alone, as a projection bids: a simulated call
+draws from the rules' candidates, so a turn the rules answer alike is one it is least likely to change).
+``--off FEATURE,...`` bids that side with interpreter features added since switched off (``bidding_par.py
+--ablate``'s names), so that side is REV's interpreter too:
+
+    .venv/bin/python bench/replay_reach.py bench/ben/fresh.jsonl --since git:1383f31 --off bounded_hulls,denied_hcp
+
 reads the ledger the way ``ben_match.py`` carries a run over (``seed_from_ledger`` into a scratch store, so a bad
 line is refused, never half-read; ``--boards``/``--seed`` are the run's, needed for a ledger of the earlier form),
 takes our seats from each board's ``players`` and ends with ``RESULT boards=N only=3,11,...``.
@@ -88,21 +96,79 @@ def reached(ours: frozenset[int], r: dict) -> list[str]:
     return why
 
 
+def rules_differ(rules: str, off: list[str]):
+    """``differ(ours, record)``: our turns of the played auction where the rules now and ``rules`` (bid with the
+    features ``off`` switched off) choose different calls, as "call i: X now, Y with RULES"."""
+    from contextlib import ExitStack, contextmanager
+
+    from bidding_par import _guards
+    from rules import load_rules
+
+    from squeeze.engine.auction import Auction, Call
+    from squeeze.engine.bidding import Bidder
+    from squeeze.engine.bidding.rules import parse_system
+    from squeeze.engine.cards import Deal, Seat, Vul
+
+    guards = _guards()
+    unknown = [f for f in off if f not in guards]
+    if unknown:
+        raise SystemExit(f"error: unknown feature(s) {', '.join(unknown)} (known: {', '.join(sorted(guards))})")
+    now = Bidder.of(load_rules("sayc"))
+    then_system = load_rules(rules)
+    if then_system is now.system:  # the loader's cached object: a copy of its own, so memos never mix
+        then_system = parse_system(then_system.source, then_system.name, then_system.path)
+    then = Bidder(then_system)
+
+    @contextmanager
+    def features_off():
+        with ExitStack() as stack:
+            for f in off:
+                module, attr, stand_in = guards[f]
+                saved = getattr(module, attr)
+                setattr(module, attr, stand_in)
+                stack.callback(setattr, module, attr, saved)
+            yield
+
+    def differ(ours: frozenset[int], r: dict) -> list[str]:
+        deal = Deal.parse(r["deal"])
+        dealer = Seat(SEATS.index(r["dealer"][0]) if isinstance(r["dealer"], str) else int(r["dealer"]))
+        vul = Vul.parse(r["vul"])
+        calls = [Call.parse(c) for c in r["auction"]]
+        out = []
+        for i in range(len(calls)):
+            seat = dealer.next(i)
+            if int(seat) not in ours:
+                continue
+            a = Auction(dealer, calls[:i])
+            x = now.choose(deal[seat], a, vul, alternatives=False).call
+            with features_off():
+                y = then.choose(deal[seat], a, vul, alternatives=False).call
+            if x != y:
+                out.append(f"call {i + 1}: {x} now, {y} with {rules}")
+        return out
+
+    return differ
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ledger", type=Path)
     ap.add_argument("--boards", type=int, default=300, help="the run's board count (a ledger of the earlier form)")
     ap.add_argument("--seed", type=int, default=1, help="the run's seed (a ledger of the earlier form)")
     ap.add_argument("--quick", action="store_true", help="only boards 1-24")
+    ap.add_argument("--since", metavar="RULES", help="every board where today's rules call otherwise than these "
+                    "(git:REV, a rule file or a packaged name)")
+    ap.add_argument("--off", default="", help="with --since: interpreter features REV did not have (comma-separated)")
     args = ap.parse_args()
     if not args.ledger.is_file():
         raise SystemExit(f"error: no ledger at {args.ledger}")
+    differ = rules_differ(args.since, [f for f in args.off.split(",") if f]) if args.since else None
     boards: dict[int, set[str]] = {}
     for ours, r in table_boards(args.ledger, args.boards, args.seed):
         if args.quick and int(r["board"]) > 24:
             continue
         room = "NS" if 0 in ours else "EW"
-        for why in reached(ours, r):
+        for why in (differ(ours, r) if differ else reached(ours, r)):
             boards.setdefault(int(r["board"]), set()).add(f"ours {room}: {why}")
     for b in sorted(boards):
         print(b, "; ".join(sorted(boards[b])))

@@ -322,6 +322,23 @@ def test_the_replay_reach_lists_the_boards_a_later_rule_change_can_reach():
         replay_reach.our_seats({"board": 4, "players": {"N": "A", "E": "B", "S": "A", "W": "B"}})
 
 
+def test_the_replay_reach_since_a_rule_set_lists_the_turns_where_our_rules_now_call_otherwise():
+    """``--since RULES --off FEATURE``: our turns of the played auction re-bid by today's rules and by those rules
+    with the named interpreter feature off; a board is listed where they differ (board 12 of the fresh BEN run: the
+    competitive raise's trumps, counted since ``bounded_hulls``, turn 3NT into 4S), never at BEN's turns."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import replay_reach
+
+    board12 = {"deal": "N:QJ94.J8.AKJ8.984 A73.963.762.Q632 KT862.AQ52.954.A 5.KT74.QT3.KJT75", "dealer": "W",
+               "vul": "NS", "auction": "P 1D P 1S 1N 2S 3C 3N P P P".split()}
+    differ = replay_reach.rules_differ("sayc", ["bounded_hulls"])
+    assert differ(frozenset({0, 2}), board12) == ["call 8: 4S now, 3N with sayc"]
+    assert differ(frozenset({1, 3}), board12) == []
+    assert replay_reach.rules_differ("sayc", [])(frozenset({0, 2}), board12) == []  # the same rules: nothing
+    with pytest.raises(SystemExit, match="unknown feature"):
+        replay_reach.rules_differ("sayc", ["no_such_feature"])
+
+
 def test_the_replay_reach_reads_a_stored_run_of_either_ledger_form_the_way_a_match_carries_it_over(tmp_path):
     """The whole script on the committed ledgers: the earlier form (one table board a line) and a store's ledger
     list the same boards for the same run, and a damaged line is refused with its line number, never skipped."""
