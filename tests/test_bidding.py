@@ -1323,3 +1323,27 @@ def test_partners_strength_counts_what_his_call_denied(bidder):
     from squeeze.engine.bidding.interpreter import _unclaimed
     assert _unclaimed((15, 17), (1 << 38) - 1) == (15, 17)
     assert _unclaimed((10, 37), sum(1 << h for h in range(15, 38))) == (10, 14)
+
+
+def test_a_control_bid_tries_for_slam_below_game_in_an_agreed_major(bidder):
+    """Opposite opener's 18+ after Jacoby 2NT (1S P 2N P 3S), 13 support points reach slam only if opener is at the
+    top: below four of the major, the cheapest ace bids (a control bid, forcing); without a side ace, game. Opener
+    asks for aces with the upper part of what he has shown or signs off; Blackwood's values bid it at once."""
+    auction = "1S P 2N P 3S P"
+    assert_bids(bidder, [("KJ72.Q83.K64.A52", auction, "4C"), ("KJ72.Q83.A64.K52", auction, "4D"),
+                         ("KJ72.Q83.K64.Q52", auction, "4S")])
+    assert bid(bidder, "AQ985.AK7.K82.Q3", auction + " 4C P") == "4N"
+    # the answer to the control bid's 4NT is Blackwood's
+    assert bid(bidder, "KJ72.Q83.K64.A52", auction + " 4C P 4N P") == "5D"
+    # no control bid without an agreed major, or with the opponents in
+    assert bid(bidder, "KJ72.Q83.K64.A52", "1S 2H 2N P 3S P") != "4C"
+
+
+def test_an_eight_card_minor_preempts_at_the_four_level_and_nine_at_the_five(bidder):
+    """Board 37 against BEN: J2.T8.KQT98432.2 opened 5D (doubled, -300; BEN's 4D went one down): the five-level
+    rule took every eight-card minor and its four-level twin was never bid. Partner raises the four-level preempt to
+    game with the tricks it lacks, and passes without them."""
+    assert bid(bidder, "J2.T8.KQT98432.2", "") == "4D"
+    assert bid(bidder, "2.T8.KQT987432.2", "") == "5D"
+    assert bid(bidder, "A54.AK76.A5.8632", "4D P") == "5D"
+    assert bid(bidder, "Q54.K976.Q5.K632", "4D P") == "P"
