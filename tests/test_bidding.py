@@ -1347,3 +1347,12 @@ def test_an_eight_card_minor_preempts_at_the_four_level_and_nine_at_the_five(bid
     assert bid(bidder, "2.T8.KQT987432.2", "") == "5D"
     assert bid(bidder, "A54.AK76.A5.8632", "4D P") == "5D"
     assert bid(bidder, "Q54.K976.Q5.K632", "4D P") == "P"
+
+
+def test_opener_shortness_after_jacoby_is_answered_with_a_control_bid_when_nothing_is_wasted(bidder):
+    """1S P 2N P 3D (a singleton or void in diamonds): 15 HCP with no diamond honour but the ace is worth its full
+    count opposite the shortness, and tries for slam with a control bid; the same points with the king of diamonds
+    (wasted opposite a singleton) bid game."""
+    auction = "1S P 2N P 3D P"
+    assert_bids(bidder, [("KJ72.AQ83.5.KQ64", auction, "4H"), ("KJ72.AQ83.A64.K5", auction, "4D"),
+                         ("KJ72.AQ83.K64.A5", auction, "4S")])
