@@ -1356,3 +1356,10 @@ def test_opener_shortness_after_jacoby_is_answered_with_a_control_bid_when_nothi
     auction = "1S P 2N P 3D P"
     assert_bids(bidder, [("KJ72.AQ83.5.KQ64", auction, "4H"), ("KJ72.AQ83.A64.K5", auction, "4D"),
                          ("KJ72.AQ83.K64.A5", auction, "4S")])
+
+
+def test_a_control_bid_that_skips_a_suit_is_accepted_only_with_a_control_there(bidder):
+    """1H P 3H P 4D: the control bid skipped clubs and so denied their ace. The limit raiser with the same points
+    asks for aces holding the king of clubs and signs off without a club control (the king sits in spades)."""
+    auction = "1H P 3H P 4D P"
+    assert_bids(bidder, [("Q5.QJ97.Q92.KT98", auction, "4N"), ("K5.QJ97.Q92.QT98", auction, "4H")])
