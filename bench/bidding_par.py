@@ -42,6 +42,7 @@ instead: what that feature is worth on these deals.
 from __future__ import annotations
 
 import argparse
+from contextlib import ExitStack, contextmanager
 import json
 import random
 import sys
@@ -178,19 +179,28 @@ def _guards() -> dict:
 GUARDS = ("bounded_hulls", "denied_hcp", "unmisread")
 
 
+@contextmanager
+def features_off(names):
+    """The interpreter features ``names`` (``_guards``) switched off while the block runs, restored after."""
+    guards = _guards()
+    with ExitStack() as stack:
+        for name in names:
+            module, attr, stand_in = guards[name]
+            stack.callback(setattr, module, attr, getattr(module, attr))
+            setattr(module, attr, stand_in)
+        yield
+
+
 def bid_all(name: str, rules: str, boards, tabs, ablate: str | None = None) -> Tally:
     if ablate is None:
         return _bid_all(name, Bidder.of(load_rules(rules)), boards, tabs)
-    module, attr, stand_in = _guards()[ablate]
     system = load_rules(rules)  # (the loader's cached object: its rules' memos are cleared on the way in and out)
-    saved = getattr(module, attr)
-    setattr(module, attr, stand_in)  # the feature off, for a bidder of its own (fresh caches)
     for rule in system.rules:
         rule.memo.clear()
     try:
-        return _bid_all(name, Bidder(system), boards, tabs)
+        with features_off([ablate]):  # the feature off, for a bidder of its own (fresh caches)
+            return _bid_all(name, Bidder(system), boards, tabs)
     finally:
-        setattr(module, attr, saved)
         for rule in system.rules:
             rule.memo.clear()
 

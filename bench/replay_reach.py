@@ -99,9 +99,7 @@ def reached(ours: frozenset[int], r: dict) -> list[str]:
 def rules_differ(rules: str, off: list[str]):
     """``differ(ours, record)``: our turns of the played auction where the rules now and ``rules`` (bid with the
     features ``off`` switched off) choose different calls, as "call i: X now, Y with RULES"."""
-    from contextlib import ExitStack, contextmanager
-
-    from bidding_par import _guards
+    from bidding_par import _guards, features_off
     from rules import load_rules
 
     from squeeze.engine.auction import Auction, Call
@@ -119,16 +117,6 @@ def rules_differ(rules: str, off: list[str]):
         then_system = parse_system(then_system.source, then_system.name, then_system.path)
     then = Bidder(then_system)
 
-    @contextmanager
-    def features_off():
-        with ExitStack() as stack:
-            for f in off:
-                module, attr, stand_in = guards[f]
-                saved = getattr(module, attr)
-                setattr(module, attr, stand_in)
-                stack.callback(setattr, module, attr, saved)
-            yield
-
     def differ(ours: frozenset[int], r: dict) -> list[str]:
         deal = Deal.parse(r["deal"])
         dealer = Seat(SEATS.index(r["dealer"][0]) if isinstance(r["dealer"], str) else int(r["dealer"]))
@@ -141,7 +129,7 @@ def rules_differ(rules: str, off: list[str]):
                 continue
             a = Auction(dealer, calls[:i])
             x = now.choose(deal[seat], a, vul, alternatives=False).call
-            with features_off():
+            with features_off(off):
                 y = then.choose(deal[seat], a, vul, alternatives=False).call
             if x != y:
                 out.append(f"call {i + 1}: {x} now, {y} with {rules}")
