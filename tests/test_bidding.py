@@ -1363,3 +1363,52 @@ def test_a_control_bid_that_skips_a_suit_is_accepted_only_with_a_control_there(b
     asks for aces holding the king of clubs and signs off without a club control (the king sits in spades)."""
     auction = "1H P 3H P 4D P"
     assert_bids(bidder, [("Q5.QJ97.Q92.KT98", auction, "4N"), ("K5.QJ97.Q92.QT98", auction, "4H")])
+
+
+def test_a_balancing_michaels_cue_bid_is_advanced_like_a_direct_one(bidder):
+    """Board 92 of the fresh boards against BEN: 1H P P 2H (Michaels in the balancing seat) P, the advancer with
+    Q964.AJ4.KQ8.Q85 read no rule for the cue bid and bid 2NT as natural; BEN's pair reached 4S. The advances of a
+    direct Michaels serve the balancing one: game in the other major with the values, the ask for the minor without
+    a fit, and the Michaels bidder's answer to the ask."""
+    auction = "1H P P 2H P"
+    assert_bids(bidder, [("Q964.AJ4.KQ8.Q85", auction, "4S"), ("Q96.J42.KQ8.T852", auction, "2S"),
+                         ("Q6.A942.KQ83.Q85", auction, "2N"), ("KQJ85.2.AJ876.T6", auction + " 2N P", "3D")])
+
+
+def test_opener_passes_a_negative_double_only_with_a_defensive_hand(bidder):
+    """Board 89 of the fresh boards against BEN: 1H 2S X P, opener with AK92.KJT643..873 passed for penalty (2SX
+    made, -670). A void or a six-card suit of his own is an offensive hand: he bids; four good trumps in a balanced
+    hand still pass at the two level, and at the one level a penalty pass wants five."""
+    assert_bids(bidder, [("AK92.KJT643..873", "1H 2S X P", "3H"), ("AQ92.KJT64.Q7.87", "1H 2S X P", "P"),
+                         ("AQT92.KJT64.Q7.8", "1H 1S X P", "P")])
+    assert bid(bidder, "AQ92.KJT64.Q7.87", "1H 1S X P") != "P"
+
+
+def test_opener_bids_game_in_his_major_over_their_two_suiter_with_a_fit(bidder):
+    """Board 88 of the fresh boards against BEN: 1H 2NT (the minors), responder with Q72.AT542.T6.KJ7 doubled,
+    heard 4D from the other side and never showed the five-card fit (BEN's pair made 4H). With a fit the hand bids
+    game at once; without one the double still shows the values."""
+    assert_bids(bidder, [("Q72.AT542.T6.KJ7", "1H 2N", "4H"), ("Q72.AT54.T62.KJ7", "1H 2N", "4H"),
+                         ("Q7.T54.KT62.AJ72", "1H 2N", "X"), ("Q762.T54.KT6.AJ7", "1H 2N", "X")])
+
+
+def test_blackwood_on_our_own_suit_missing_its_queen_wants_every_ace(bidder):
+    """Board 85 of the fresh boards against BEN: 1S P 2D P 4N P 5D (one ace) P, AKJT54.J82.K.AJ2 bid 6S off an ace
+    and the queen of trumps, which was offside. With AKQ the same count of aces is a slam."""
+    auction = "1S P 2D P 4N P 5D P"
+    assert_bids(bidder, [("AKJT54.J82.K.AJ2", auction, "5S"), ("AKQT54.J82.K.AJ2", auction, "6S")])
+
+
+def test_a_weak_two_takes_two_of_the_top_five_honours_with_a_high_one(bidder):
+    """Boards 57 and 105 of the fresh boards against BEN: QJ9852.J7.4.QT84 and AJ8742.98.32.532 passed as dealer;
+    BEN opened 2S with both. Two of the top five honours make a weak-two suit when one of them is the ace, king or
+    queen; QT98xx (two honours, a queen and a ten) does not."""
+    assert_bids(bidder, [("QJ9852.J7.4.QT84", "", "2S"), ("AJ8742.98.32.532", "", "2S"),
+                         ("QT9852.J7.4.KT84", "", "P")])
+
+
+def test_an_overcall_of_a_preempt_is_raised_to_game_with_an_honour_doubleton_and_values(bidder):
+    """Board 115 of the fresh boards against BEN: 3D 3S P, K7.KQ832.9.K9632 (11 HCP) passed and 4S made eleven
+    tricks. The overcaller counts on his partner for about eight points; an honour doubleton is support opposite
+    his five or six. Two small cards are not."""
+    assert_bids(bidder, [("K7.KQ832.9.K9632", "3D 3S P", "4S"), ("87.KQ832.9.K9632", "3D 3S P", "P")])
