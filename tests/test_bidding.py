@@ -1412,3 +1412,29 @@ def test_an_overcall_of_a_preempt_is_raised_to_game_with_an_honour_doubleton_and
     tricks. The overcaller counts on his partner for about eight points; an honour doubleton is support opposite
     his five or six. Two small cards are not."""
     assert_bids(bidder, [("K7.KQ832.9.K9632", "3D 3S P", "4S"), ("87.KQ832.9.K9632", "3D 3S P", "P")])
+
+
+def test_boards_against_ben_balancing_a_weak_two_and_the_strong_doubler_bids_again(bidder):
+    """Fresh boards against BEN. Board 154: 2H P P, 5-5 in spades and clubs with 10 HCP passed (4S made): the
+    balancing seat overcalls a five-card suit on less. Board 146: 1C P 1H X (both unbid suits, or a strong hand) 2C
+    P P, 19 HCP with five spades passed: the strong doubler bids again, as over their raise after a plain takeout
+    double. Board 151: 1H 2H (Michaels) X, 5-5 in spades and a void opposite it bid 2S: ten trumps are game. Board
+    143: vulnerable, 3C over 1D with K85432 and five spades went for 800: the weak jump wants a good suit when
+    vulnerable and no four-card side major."""
+    assert_bids(bidder, [("AT974.Q43..KJ843", "2H P P", "2S"), ("AT974.Q43.8.KJ84", "2H P P", "2S"),
+                         ("T9742.A43.8.KJ84", "2H P P", "2S"), ("T9742.43.98.KJ84", "2H P P", "P"),
+                         ("AK973.AT.AJ84.Q3", "1C P 1H X 2C P P", "2S"),
+                         ("KJ543.A752..J654", "1H 2H X", "4S"), ("KJ54.A752.8.J654", "1H 2H X", "4S"),
+                         ("KJ5.A752.86.J654", "1H 2H X", "2S")])
+    assert bid(bidder, "AJ972.9.2.K85432", "1D", vul=Vul.BOTH) != "3C"
+    assert bid(bidder, "976.J92.2.KQT543", "1D", vul=Vul.BOTH) == "3C"
+    assert bid(bidder, "976.Q92.2.K85432", "1D") == "3C"
+
+
+def test_opener_gives_preference_to_responders_five_card_suit_over_the_weak_five_four(bidder):
+    """Board 147 of the fresh boards against BEN: 1C P 1S P 1NT P 2H (five spades, four hearts, weak) P, and opener
+    with three of each passed: a seven-card fit where eight were there (BEN's pair made 4S). With four hearts or
+    two spades he passes."""
+    auction = "1C P 1S P 1N P 2H P"
+    assert_bids(bidder, [("AQ2.KQ3.QT3.JT93", auction, "2S"), ("AQ.KQ32.QT3.JT93", auction, "P"),
+                         ("AQ2.KQ32.QT.JT93", auction, "P")])
