@@ -1438,3 +1438,12 @@ def test_opener_gives_preference_to_responders_five_card_suit_over_the_weak_five
     auction = "1C P 1S P 1N P 2H P"
     assert_bids(bidder, [("AQ2.KQ3.QT3.JT93", auction, "2S"), ("AQ.KQ32.QT3.JT93", auction, "P"),
                          ("AQ2.KQ32.QT.JT93", auction, "P")])
+
+
+def test_a_takeout_double_of_their_1nt_response_shows_both_majors(bidder):
+    """Board 150 of the fresh boards against BEN: 1D P 1NT, A854.AKQ5.J96.95 passed (2H made for us): no overcall
+    shows both majors. The double does, and the advancer picks his major at the level his values say."""
+    assert_bids(bidder, [("A854.AKQ5.J96.95", "1D P 1N", "X"), ("A854.AKQ.J962.95", "1D P 1N", "P"),
+                         ("K932.Q82.T83.JT7", "1D P 1N X P", "2S"), ("K932.A82.T83.JT7", "1D P 1N X P", "3S"),
+                         ("KQ32.A82.T83.KT7", "1D P 1N X P", "4S"), ("K93.Q82.T83.JT76", "1D P 1N X P", "2S"),
+                         ("K9.Q832.T83.JT76", "1D P 1N X P", "2H")])
