@@ -1447,3 +1447,12 @@ def test_a_takeout_double_of_their_1nt_response_shows_both_majors(bidder):
                          ("K932.Q82.T83.JT7", "1D P 1N X P", "2S"), ("K932.A82.T83.JT7", "1D P 1N X P", "3S"),
                          ("KQ32.A82.T83.KT7", "1D P 1N X P", "4S"), ("K93.Q82.T83.JT76", "1D P 1N X P", "2S"),
                          ("K9.Q832.T83.JT76", "1D P 1N X P", "2H")])
+
+
+def test_the_overcaller_competes_again_with_a_long_suit_when_partner_has_not_bid(bidder):
+    """Board 155 of the fresh boards against BEN: 1D P 1H 1S X P 2D, AKJT543 with 12 HCP passed (the other room's
+    overcaller reached 3S, and 4S makes). Seven good cards, or six with 13 HCP, bid again at the two level; six
+    with a minimum pass."""
+    auction = "1D P 1H 1S X P 2D"
+    assert_bids(bidder, [(h, auction, call) for h, call in (
+        ("AKJT543.8.A7.652", "2S"), ("AKJT54.83.AQ.652", "2S"), ("AKJT54.83.A7.652", "P"))])
