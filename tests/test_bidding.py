@@ -1456,3 +1456,38 @@ def test_the_overcaller_competes_again_with_a_long_suit_when_partner_has_not_bid
     auction = "1D P 1H 1S X P 2D"
     assert_bids(bidder, [(h, auction, call) for h, call in (
         ("AKJT543.8.A7.652", "2S"), ("AKJT54.83.AQ.652", "2S"), ("AKJT54.83.A7.652", "P"))])
+
+
+def test_a_good_five_card_suit_overcalls_their_weak_two_and_their_2nt_ask(bidder):
+    """Boards 168 and 214 of the fresh boards against BEN. 2D, K6.AJT97.86.AK75 (15 HCP) passed: three of the top
+    five honours make a five-card suit good enough to overcall, and 4H made for us. 2S P 2NT, 4.Q7.AKJT742.Q43 passed
+    (no rule was written for the seat after their ask); BEN bid 3D and went one off against their 4S."""
+    assert bid(bidder, "K6.AJT97.86.AK75", "2D", dealer="W") == "2H"
+    assert bid(bidder, "K6.A8764.86.AK75", "2D", dealer="W") == "P"
+    assert bid(bidder, "4.Q7.AKJT742.Q43", "2S P 2N", dealer="E") == "3D"
+    assert bid(bidder, "4.Q7.AK8742.943", "2S P 2N", dealer="E") == "P"
+
+
+def test_opener_accepts_a_limit_raise_over_their_overcall_with_less(bidder):
+    """Board 185 of the fresh boards against BEN: 1H 2D 3H (a limit raise), KQ4.QT986.8.AQ52 (13 HCP and a singleton) passed, and
+    4H made. Game over a limit raise counts support points as it does without the overcall."""
+    assert bid(bidder, "KQ4.QT986.8.AQ52", "P 1H 2D 3H P", dealer="N") == "4H"
+    assert bid(bidder, "K54.QT986.8.AQ52", "P 1H 2D 3H P", dealer="N") == "P"
+
+
+def test_the_strong_doubler_shows_his_hand_over_openers_new_suit(bidder):
+    """Board 207 of the fresh boards against BEN: 1H X P 1S 2D, A64.AKQ.743.KQJ7 (19 HCP) made a competitive 2S and
+    the other room made 3NT. With their suits stopped he bids 2NT; without, he doubles again, and partner passes
+    with length in their suit (2D doubled goes down three) or goes back to his own."""
+    auction = "P 1H X P 1S 2D"
+    assert_bids(bidder, [("A64.AKQ.743.KQJ7", auction, "X"), ("A64.AKQ.KJ3.Q987", auction, "2N"),
+                         ("A64.K43.743.KQJ7", auction, "2S")])
+    assert bid(bidder, "KJ93.8752.QJT6.2", auction + " X P", dealer="N") == "P"
+    assert bid(bidder, "KJ93.8752.6.Q432", auction + " X P", dealer="N") == "2S"
+
+
+def test_a_long_second_suit_competes_over_their_cue_bid(bidder):
+    """Board 205 of the fresh boards against BEN: 1D P 1S 2H P 2S (their cue bid), QJ432..8.KQT6543 passed and 5C
+    made for us. Seven cards, or six and a second five-card suit, with a short suit bid at the cheapest level."""
+    assert bid(bidder, "QJ432..8.KQT6543", "1D P 1S 2H P 2S", dealer="N") == "3C"
+    assert bid(bidder, "QJ432.8.85.KQ643", "1D P 1S 2H P 2S", dealer="N") == "P"
