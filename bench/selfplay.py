@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -119,6 +120,9 @@ def main() -> None:
                              "board (--boards is then the most it plays)")
     args = parser.parse_args()
     configure_logging("warning", "auto")
+    # SIGTERM (nohup'd runs are stopped with kill) stops a verdict as Ctrl-C does: the pool is shut down and the
+    # files are written from the store, instead of an abrupt exit
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if args.verdict:
         a, b = args.verdict
         name = "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", Path(x).stem) for x in (a, b))

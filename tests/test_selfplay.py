@@ -333,6 +333,49 @@ def test_a_run_killed_with_sigkill_and_restarted_plays_every_board_once(tmp_path
     assert pbn.count(b'[Room "Closed"]') == 8 and reference.startswith(pbn)
 
 
+_POOL_PARENT = """
+import sys, time
+from squeeze.robot.selfplay.executors import LocalPool
+pool = LocalPool(1)
+pool.submit(time.sleep, 120)
+while not pool.worker_pids():
+    time.sleep(0.05)
+print(pool.worker_pids()[0], flush=True)
+time.sleep(120)
+"""
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (an orphan's exit is reaped by whatever init the machine runs, if any)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_pool_worker_ends_when_its_parent_is_killed(tmp_path):
+    # SIGKILL to the parent alone (a run stopped by a signal it cannot handle): its worker, busy in a chunk, must not
+    # play on for nobody
+    proc = subprocess.Popen([sys.executable, "-c", _POOL_PARENT], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(proc.stdout.readline())
+        assert _running(worker)  # in its chunk
+        proc.kill()
+        proc.wait(30)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if not _running(worker):
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(worker, signal.SIGKILL)
+            pytest.fail("the pool's worker outlived its parent by 30 s")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_sigterm_stops_a_run_cleanly_with_its_files_written(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(SQUEEZE + ["selfplay", "--a", "fast", "--b", "fast", "--worlds", "2", "--boards", "40",
