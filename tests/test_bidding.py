@@ -1491,3 +1491,12 @@ def test_a_long_second_suit_competes_over_their_cue_bid(bidder):
     made for us. Seven cards, or six and a second five-card suit, with a short suit bid at the cheapest level."""
     assert bid(bidder, "QJ432..8.KQT6543", "1D P 1S 2H P 2S", dealer="N") == "3C"
     assert bid(bidder, "QJ432.8.85.KQ643", "1D P 1S 2H P 2S", dealer="N") == "P"
+
+
+def test_slam_in_notrump_opposite_a_jump_shift_without_a_fit(bidder):
+    """Board 126 of the fresh boards against BEN: 1D P 1S P 3C (19+, game forcing), AQJ82.KT83.K85.6 (13 HCP) bid
+    3NT and opener passed with 19; 6NT made, and BEN's pair bid it. With 32 expected between the hands, no void and
+    no fit found, bid the slam; with 11 HCP, game."""
+    auction = "P 1D P 1S P 3C P"
+    assert bid(bidder, "AQJ82.KT83.K85.6", auction, dealer="E") == "6N"
+    assert bid(bidder, "AQJ82.QT83.Q85.6", auction, dealer="E") != "6N"
