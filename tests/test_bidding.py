@@ -1500,3 +1500,15 @@ def test_slam_in_notrump_opposite_a_jump_shift_without_a_fit(bidder):
     auction = "P 1D P 1S P 3C P"
     assert bid(bidder, "AQJ82.KT83.K85.6", auction, dealer="E") == "6N"
     assert bid(bidder, "AQJ82.QT83.Q85.6", auction, dealer="E") != "6N"
+
+
+def test_opener_super_accepts_a_transfer_with_four_trumps_and_a_maximum(bidder):
+    """Board 239 of the fresh boards against BEN: 1D 1NT P 2H P, the overcaller with KQ954 and 17 HCP completed 2S
+    opposite five spades, and 4S made. With four trumps and a maximum he jumps; responder then bids game on any
+    values and passes with none."""
+    assert bid(bidder, "KQ954.KJ9.AK.Q82", "1D 1N P 2H P", dealer="S") == "3S"
+    assert bid(bidder, "KQ9.KJ95.AK.Q832", "1D 1N P 2H P", dealer="S") == "2S"
+    assert bid(bidder, "AQ95.KJ9.K4.Q832", "1N P 2D P", dealer="N") == "2H"
+    assert bid(bidder, "AQ95.KJ93.K4.KJ2", "1N P 2D P", dealer="N") == "3H"
+    assert bid(bidder, "JT832.T74.Q63.A5", "1D 1N P 2H P 3S P", dealer="S") == "4S"
+    assert bid(bidder, "J8632.T74.Q63.85", "1N P 2H P 3S P", dealer="N") == "P"
