@@ -1512,3 +1512,13 @@ def test_opener_super_accepts_a_transfer_with_four_trumps_and_a_maximum(bidder):
     assert bid(bidder, "AQ95.KJ93.K4.KJ2", "1N P 2D P", dealer="N") == "3H"
     assert bid(bidder, "JT832.T74.Q63.A5", "1D 1N P 2H P 3S P", dealer="S") == "4S"
     assert bid(bidder, "J8632.T74.Q63.85", "1N P 2H P 3S P", dealer="N") == "P"
+
+
+def test_the_strong_doubler_doubles_again_with_a_doubleton_in_their_suit(bidder):
+    """Board 263 of the fresh boards against BEN: 1S X 3S P P, T4.AQ32.AKJ9.AJ2 (19 HCP) passed; the other room's
+    doubler doubled again and partner's 4H made twelve tricks. A doubleton in their suit is short enough with 18+;
+    with 16 it still takes a singleton."""
+    auction = "P 1S X 3S P P"
+    assert bid(bidder, "T4.AQ32.AKJ9.AJ2", auction, vul=Vul.BOTH, dealer="S") == "X"
+    assert bid(bidder, "T4.AQ32.AKJ9.Q32", auction, vul=Vul.BOTH, dealer="S") == "P"
+    assert bid(bidder, "8.K9764.72.Q6543", auction + " X P", vul=Vul.BOTH, dealer="S") == "4H"
