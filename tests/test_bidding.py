@@ -1506,12 +1506,9 @@ def test_opener_super_accepts_a_transfer_with_four_trumps_and_a_maximum(bidder):
     """Board 239 of the fresh boards against BEN: 1D 1NT P 2H P, the overcaller with KQ954 and 17 HCP completed 2S
     opposite five spades, and 4S made. With four trumps and a maximum he jumps; responder then bids game on any
     values and passes with none."""
-    assert bid(bidder, "KQ954.KJ9.AK.Q82", "1D 1N P 2H P", dealer="S") == "3S"
-    assert bid(bidder, "KQ9.KJ95.AK.Q832", "1D 1N P 2H P", dealer="S") == "2S"
-    assert bid(bidder, "AQ95.KJ9.K4.Q832", "1N P 2D P", dealer="N") == "2H"
-    assert bid(bidder, "AQ95.KJ93.K4.KJ2", "1N P 2D P", dealer="N") == "3H"
-    assert bid(bidder, "JT832.T74.Q63.A5", "1D 1N P 2H P 3S P", dealer="S") == "4S"
-    assert bid(bidder, "J8632.T74.Q63.85", "1N P 2H P 3S P", dealer="N") == "P"
+    assert_bids(bidder, [("KQ954.KJ9.AK.Q82", "1D 1N P 2H P", "3S"), ("KQ9.KJ95.AK.Q832", "1D 1N P 2H P", "2S"),
+                         ("AQ95.KJ9.K4.Q832", "1N P 2D P", "2H"), ("AQ95.KJ93.K4.KJ2", "1N P 2D P", "3H"),
+                         ("JT832.T74.Q63.A5", "1D 1N P 2H P 3S P", "4S"), ("J8632.T74.Q63.85", "1N P 2H P 3S P", "P")])
 
 
 def test_the_strong_doubler_doubles_again_with_a_doubleton_in_their_suit(bidder):
