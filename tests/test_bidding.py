@@ -1519,3 +1519,24 @@ def test_the_strong_doubler_doubles_again_with_a_doubleton_in_their_suit(bidder)
     assert bid(bidder, "T4.AQ32.AKJ9.AJ2", auction, vul=Vul.BOTH, dealer="S") == "X"
     assert bid(bidder, "T4.AQ32.AKJ9.Q32", auction, vul=Vul.BOTH, dealer="S") == "P"
     assert bid(bidder, "8.K9764.72.Q6543", auction + " X P", vul=Vul.BOTH, dealer="S") == "4H"
+
+
+def test_texas_counts_the_long_major_as_game_values(bidder):
+    """Board 282 of the fresh boards against BEN: 1NT opposite AJ83.QJT943.J42.- (9 HCP, six hearts) went through
+    Stayman to an invitational 2H, and 4H made. Nine HCP and a six-card major are a game: Texas. Eight are not."""
+    assert_bids(bidder, [("AJ83.QJT943.J42.", "1N P", "4D"), ("J83.QJT943.J42.A", "1N P", "4D")])
+    assert bid(bidder, "A983.KJT943.542.", "1N P") in ("2C", "2D")
+
+
+def test_the_negative_doubler_accepts_openers_jump_rebid_with_their_suit_stopped(bidder):
+    """Board 285 of the fresh boards against BEN: 1D 1S X P 3D (six diamonds, 16-18), AJ97.86542.52.K8 (8 HCP)
+    passed, and 3NT made. With their suit stopped the negative double's values are enough; without a stopper, pass."""
+    assert_bids(bidder, [("AJ97.86542.52.K8", "1D 1S X P 3D P", "3N"), ("9762.AJ542.52.K8", "1D 1S X P 3D P", "P"),
+                         ("AJ97.86542.52.98", "1D 1S X P 3D P", "P")])
+
+
+def test_five_of_partners_major_over_their_game_with_nine_trumps(bidder):
+    """Board 289 of the fresh boards against BEN: 1C 1S 2H 4S, Q7.QJT7.K8.KQJ93 (four hearts opposite five) doubled
+    for +100 and 5H made twelve tricks. With nine trumps and a doubleton in their suit, bid on; with three of their
+    trumps and three of ours, the double stands."""
+    assert_bids(bidder, [("Q7.QJT7.K8.KQJ93", "1C 1S 2H 4S", "5H"), ("Q72.QJT.K8.KQJ93", "1C 1S 2H 4S", "X")])
