@@ -1540,3 +1540,17 @@ def test_five_of_partners_major_over_their_game_with_nine_trumps(bidder):
     for +100 and 5H made twelve tricks. With nine trumps and a doubleton in their suit, bid on; with three of their
     trumps and three of ours, the double stands."""
     assert_bids(bidder, [("Q7.QJT7.K8.KQJ93", "1C 1S 2H 4S", "5H"), ("Q72.QJT.K8.KQJ93", "1C 1S 2H 4S", "X")])
+
+
+def test_a_balancing_double_of_a_weak_two_takes_a_king_less(bidder):
+    """Board 294 of the fresh boards against BEN: 2D P P, J832.AK92.97.K87 (11 HCP, short in diamonds) passed it
+    out, and 3H made. In the pass-out seat 10-12 doubles; in the direct seat the same hand still passes; with a
+    five-card major the balancer bids it."""
+    assert_bids(bidder, [("J832.AK92.97.K87", "2D P P", "X"), ("J832.AK92.97.K87", "2D", "P"),
+                         ("J832.Q982.97.K87", "2D P P", "P"), ("983.AK932.7.K87", "2D P P", "2H")])
+
+
+def test_a_six_five_opener_shows_the_second_suit_over_their_cue_bid(bidder):
+    """Board 127 of the fresh boards against BEN: 1D 1H 1N 2D, 9..AKJ9652.Q8763 (6-5 with a heart void) passed,
+    and 4D made for us. It shows the clubs; a 6-3 hand with the same values has nothing new to say."""
+    assert_bids(bidder, [("9..AKJ9652.Q8763", "1D 1H 1N 2D", "3C"), ("94.2.AKJ9652.Q87", "1D 1H 1N 2D", "P")])
