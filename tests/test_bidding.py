@@ -1554,3 +1554,20 @@ def test_a_six_five_opener_shows_the_second_suit_over_their_cue_bid(bidder):
     """Board 127 of the fresh boards against BEN: 1D 1H 1N 2D, 9..AKJ9652.Q8763 (6-5 with a heart void) passed,
     and 4D made for us. It shows the clubs; a 6-3 hand with the same values has nothing new to say."""
     assert_bids(bidder, [("9..AKJ9652.Q8763", "1D 1H 1N 2D", "3C"), ("94.2.AKJ9652.Q87", "1D 1H 1N 2D", "P")])
+
+
+def test_advancer_raises_an_overcall_made_over_their_response(bidder):
+    """Board 262 of the fresh boards against BEN: 1S P 1N 2D P, KT65.A83.8742.J4 (four diamonds, 8 HCP) passed, and
+    3D made eleven tricks. Four trumps raise; three raise only at the one level."""
+    assert_bids(bidder, [("KT65.A83.8742.J4", "1S P 1N 2D P", "3D"), ("KT65.A83.874.J42", "1S P 1N 2D P", "P"),
+                         ("KT65.A83.874.J42", "1C P 1D 1H P", "2H")])
+
+
+def test_after_our_redouble_their_escape_is_not_passed_out(bidder):
+    """Board 291 of the fresh boards against BEN: 1S X XX 2D was passed out, opener 5-5 in the majors and the
+    redoubler with 12 HCP, and 3H made. Opener shows the 5-5, doubles with their suit, or makes a forcing pass; the
+    redoubler then doubles with trumps, supports, bids his suit, or doubles on values."""
+    assert_bids(bidder, [("AJ986.KT976.7.A7", "1S X XX 2D", "2H"), ("AJ986.K76.KQ97.7", "1S X XX 2D", "X"),
+                         ("AJ986.K76.97.AJ7", "1S X XX 2D", "P"), ("73.AQ5.KJ62.6432", "1S X XX 2D 2H P", "3H"),
+                         ("73.AQ5.KJ62.6432", "1S X XX 2D P P", "X"), ("Q73.AQ5.962.K432", "1S X XX 2D P P", "2S"),
+                         ("73.AQ985.962.KQ4", "1S X XX 2D P P", "2H"), ("73.AQ54.962.KQ43", "1S X XX 2D P P", "X")])
