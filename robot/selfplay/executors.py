@@ -38,8 +38,9 @@ class ChunkLost(RuntimeError):
 
 def _exit_with_parent(parent: int, period: float = 1.0) -> None:  # pragma: no cover - runs in the pool's worker
     """A pool worker's initializer: a thread that ends the worker when its parent is gone. A parent stopped by a
-    signal it does not handle (SIGKILL, SIGTERM to a program that does not catch it) cannot shut its pool down, and a worker in
-    the middle of a chunk would play it out for nobody (seen: one kept 1.3 GB for minutes after its run was killed).
+    signal it does not handle (SIGKILL, SIGTERM to a program that does not catch it) cannot shut its pool down, and
+    a worker in the middle of a chunk would play it out for nobody (seen: one kept 1.3 GB for minutes after its run
+    was killed).
     The worker's own children (the seats' decision workers) end when their pipes close."""
 
     def watch() -> None:
