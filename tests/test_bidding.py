@@ -1571,3 +1571,37 @@ def test_after_our_redouble_their_escape_is_not_passed_out(bidder):
                          ("AJ986.K76.97.AJ7", "1S X XX 2D", "P"), ("73.AQ5.KJ62.6432", "1S X XX 2D 2H P", "3H"),
                          ("73.AQ5.KJ62.6432", "1S X XX 2D P P", "X"), ("Q73.AQ5.962.K432", "1S X XX 2D P P", "2S"),
                          ("73.AQ985.962.KQ4", "1S X XX 2D P P", "2H"), ("73.AQ54.962.KQ43", "1S X XX 2D P P", "X")])
+
+
+def test_responders_five_card_major_over_interference_on_our_notrump(bidder):
+    """Board 16 of the seed-3 boards against BEN: 1N (2N, both minors), T9643.KT6.QJ6.K3 bid 3NT (one down) and 4S
+    made. Three of a five-card major forces to game; opener raises with three cards and bids 3NT with two and their
+    suit stopped; a sixth card corrects 3NT to game in the major. Over a three-level call the major is a jump to
+    game, and a four-card major still goes through 3NT or the cue bid."""
+    assert_bids(bidder, [("T9643.KT6.QJ6.K3", "1N 2N", "3S"), ("K3.KT643.Q6.KJ32", "1N 2S", "3H"),
+                         ("K3.KT64.Q6.KJ32", "1N 2S", "3N"), ("KQ864.K64.6.KJ98", "1N 3D", "4S"),
+                         ("AQ2.Q94.AK75.Q84", "1N 2S 3H P", "4H"), ("AQ2.Q9.AK75.Q854", "1N 2S 3H P", "3N"),
+                         ("A2.AQ9.KJ75.Q854", "1N 2N 3S P", "3N"), ("K3.KT6432.Q6.KJ3", "1N 2S 3H P 3N P", "4H")])
+
+
+def test_a_trap_pass_leaves_partners_reopening_double_in(bidder):
+    """Board 15 of the seed-3 boards against BEN: 2H P P X P, KJT.A986.KQ.8654 (13 HCP, four hearts behind the
+    opener) took out to 3C (+130) where 2HX went for 500. Four trumps with an honour and values pass; a one-level
+    contract needs five good trumps."""
+    assert_bids(bidder, [("KJT.A986.KQ.8654", "2H P P X P", "P"), ("KJT.9863.KQ.A654", "2H P P X P", "3C")])
+    assert bid(bidder, "KJT.A9862.Q.8654", "1H P P X P") != "P"
+
+
+def test_opener_shows_his_big_two_suiter_after_his_reopening_double(bidder):
+    """Board 14 of the seed-3 boards against BEN: 1S P P 2D X 3D P P, AKQ64.AQ872.2.A4 (19 HCP) passed, and 4H made.
+    The new suit after the double shows the big hand, and partner raises with four trumps and a king."""
+    assert_bids(bidder, [("AKQ64.AQ872.2.A4", "1S P P 2D X 3D P P", "3H"),
+                         ("AKQ64.A872.82.K4", "1S P P 2D X 3D P P", "P"),
+                         ("T3.KT63.QT5.T872", "1S P P 2D X 3D P P 3H P", "4H"),
+                         ("T32.K63.QT5.T872", "1S P P 2D X 3D P P 3H P", "P")])
+
+
+def test_responder_prefers_the_four_four_fit_in_openers_second_major(bidder):
+    """Board 20 of the seed-3 boards against BEN: 1S P 2C P 2H P, AJT.J974.9.AJT64 went to 4S (nine tricks) and 4H
+    made. With four hearts and three spades the 4-4 fit; with four spades the 5-4 fit in spades."""
+    assert_bids(bidder, [("AJT.J974.9.AJT64", "1S P 2C P 2H P", "4H"), ("AJT4.J974.9.AJT6", "1S P 2C P 2H P", "4S")])
