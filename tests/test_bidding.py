@@ -1605,3 +1605,11 @@ def test_responder_prefers_the_four_four_fit_in_openers_second_major(bidder):
     """Board 20 of the seed-3 boards against BEN: 1S P 2C P 2H P, AJT.J974.9.AJT64 went to 4S (nine tricks) and 4H
     made. With four hearts and three spades the 4-4 fit; with four spades the 5-4 fit in spades."""
     assert_bids(bidder, [("AJT.J974.9.AJT64", "1S P 2C P 2H P", "4H"), ("AJT4.J974.9.AJT6", "1S P 2C P 2H P", "4S")])
+
+
+def test_a_penalty_pass_of_their_redouble_is_not_run_from(bidder):
+    """Board 59 of the seed-3 boards against BEN: 1S 2H P P X XX P P, partner passed with T9852 of hearts behind the
+    overcaller and opener ran to 2S (-50); 2HXX went three down. Five trumps (or four with an honour) leave the
+    redouble in and opener passes; without them partner names his best suit."""
+    assert_bids(bidder, [("T3.T9852.AQJ.965", "1S 2H P P X XX", "P"), ("T93.T98.AQJ2.965", "1S 2H P P X XX", "3D"),
+                         ("AQ965.J7.KT.QT43", "1S 2H P P X XX P P", "P")])

@@ -417,12 +417,16 @@ class Bidder:
         # "trapped": a pass now ends the auction in a contract no sane side chooses to play: ours, doubled or
         # redoubled in a strain we never showed (``stuck``), or theirs, redoubled in a suit at the one or two level
         # after our double (takeout or negative there: they chose to play it redoubled, we never offered to
-        # defend). The escape guard (``candidates``) then tries every natural bid before any pass.
+        # defend, unless partner's pass of the redouble was read as a penalty pass, a ``defends`` rule). The escape
+        # guard (``candidates``) then tries every natural bid before any pass.
         trapped = stuck and st["balancing"]
         if not trapped and dbl == 2 and st["balancing"] and last is not None and last.level <= 2 and last.strain < 4:
             bid_i = max(i for i, c in enumerate(calls) if c.is_bid)
             xs = [x for x in rd[bid_i + 1:] if x.call.is_double]
-            trapped = bool(xs) and xs[-1].seat.same_side(me) and not rd[bid_i].seat.same_side(me)
+            xx_i = max(i for i, c in enumerate(calls) if c.is_redouble)
+            offered = any(x.seat.same_side(me) and x.candidate is not None and x.candidate.rule.spec.defends
+                          for x in rd[xx_i + 1:])
+            trapped = bool(xs) and xs[-1].seat.same_side(me) and not rd[bid_i].seat.same_side(me) and not offered
         st["trapped"] = trapped
         return st
 

@@ -32,7 +32,8 @@ decides for a hand. Both are restricted Python expressions, checked at load agai
 ``when`` that name no hand feature are moved to ``require`` at load, so a call is never read as an instance no hand
 could make. ``[macros]`` holds named sub-expressions; ``shows`` (an expression) names the suit an artificial call
 shows; ``simulate`` marks calls a simulation bidder may weigh against the other matching candidates; ``fallback``
-marks a last resort ("nothing better to bid"), never offered as an alternative to another rule's call.
+marks a last resort ("nothing better to bid"), never offered as an alternative to another rule's call; ``defends``
+marks a pass or double that chooses to defend their contract (the escape guard does not run from it).
 
 The engine reads no file: ``parse_system(text, name, origin)`` compiles a system's TOML text. Finding the packaged
 systems and reading files is the configuration's job (``squeeze.config.bidding.load_system``).
@@ -111,6 +112,9 @@ class RuleSpec(BaseModel):
     # A last resort ("nothing better to bid"): the call is made only because no rule before it fits, so its
     # explanation is false for a hand that another rule fits, and it is never offered as an alternative.
     fallback: bool = False
+    # A pass or double that chooses to defend their contract (a penalty pass of their redouble): the escape guard
+    # never takes partner out of it, since our side offered to defend.
+    defends: bool = False
 
     @field_validator("call")
     @classmethod
