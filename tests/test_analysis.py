@@ -416,3 +416,32 @@ def test_the_paired_difference_against_a_baseline_splits_into_bidding_and_play(t
     assert "Split: bidding" in (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     same = write_report(tmp_path / "base", ours="Squeeze", baseline=tmp_path / "base")["baseline"]
     assert same["bidding"]["mean"] == same["play"]["mean"] == same["mean"] == 0
+
+
+def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures(tmp_path, monkeypatch, capsys):
+    """``bench/bidding_par.py --changed-only`` solves only the deals the two rule files bid differently; a deal bid
+    alike adds nothing to a paired figure, so its paired difference and team-match score are the full run's."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bidding_par
+
+    rules = tmp_path / "weak_nt.toml"  # a change that moves many auctions: 1NT 14-16 instead of 15-17
+    text = (ROOT / "config" / "systems" / "sayc.toml").read_text(encoding="utf-8")
+    assert 'when = "15 <= hcp <= 17 and nt_shape"' in text
+    rules.write_text(text.replace('when = "15 <= hcp <= 17 and nt_shape"', 'when = "14 <= hcp <= 16 and nt_shape"'),
+                     encoding="utf-8")
+    monkeypatch.setattr(bidding_par, "CACHE", tmp_path / "dd_tables.jsonl")
+
+    def result(*extra: str) -> dict[str, str]:
+        argv = ["bidding_par.py", "--deals", "24", "--seed", "5", "--rules", str(rules), "--baseline", "sayc",
+                "--worst", "0", *extra]
+        monkeypatch.setattr(sys, "argv", argv)
+        bidding_par.main()
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("RESULT"))
+        return dict(kv.split("=", 1) for kv in line.split()[1:])
+
+    fast = result("--changed-only")
+    solved_fast = len((tmp_path / "dd_tables.jsonl").read_text().splitlines())
+    full = result()
+    assert 0 < int(fast["changed"]) == int(full["changed"]) == solved_fast < 24
+    assert float(fast["delta_imps"]) == pytest.approx(float(full["delta_imps"]), abs=6e-4)
+    assert float(fast["changer_imps"]) == pytest.approx(float(full["changer_imps"]), abs=6e-5)
