@@ -1293,11 +1293,15 @@ def test_opener_second_suit_at_the_two_level_is_raised_to_three_to_invite(bidder
     ("ln(t) <= 2 + (level >= 3)", {"t": 1}, 1, (0, 3)),      # an upper bound takes the most it can add
     ("ln(t) == 3 + (level >= 3)", {"t": 2}, 2, (0, 13)),     # an equality only when exact
     ("ln(t) >= hcp - 10", {"t": 2}, 2, (0, 13)),             # a hand feature: unknown, no bound
+    ("ln(s) >= 3 + 2 * (s < H)", {"s": 0}, 0, (5, 13)),      # a weighted truth value: the cue raise's trumps
+    ("ln(s) >= 3 + 2 * (s < H)", {"s": 2}, 2, (3, 13)),
+    ("ln(t) >= 3 + 2 * (level >= 3)", {"t": 2}, 2, (3, 13)),
 ])
 def test_length_hulls_take_the_bounds_of_what_they_are_compared_with(when, bindings, suit, hull):
     """Partner's shown lengths (``plen``) and the sampler's hulls come from the rules' length comparisons. A raise
     written ``ln(t) >= 3 + (level >= 3)`` showed nothing, so its three trumps were forgotten: board 12 against BEN,
-    1D P 1S (1NT unusual) 2S (3C), and KT862.AQ52.954.A bid 3NT with nine spades between the hands."""
+    1D P 1S (1NT unusual) 2S (3C), and KT862.AQ52.954.A bid 3NT with nine spades between the hands. The cue raise,
+    ``ln(s) >= 3 + 2 * (s < H)``, showed no trumps until products were bounded too (seed-3 board 111)."""
     import ast
 
     from squeeze.engine.bidding.rules import extract_ranges
@@ -1613,3 +1617,48 @@ def test_a_penalty_pass_of_their_redouble_is_not_run_from(bidder):
     redouble in and opener passes; without them partner names his best suit."""
     assert_bids(bidder, [("T3.T9852.AQJ.965", "1S 2H P P X XX", "P"), ("T93.T98.AQJ2.965", "1S 2H P P X XX", "3D"),
                          ("AQ965.J7.KT.QT43", "1S 2H P P X XX P P", "P")])
+
+
+def test_opener_bids_naturally_after_their_notrump_overcall_is_passed(bidder):
+    """Board 112 of the seed-3 boards against BEN: 1H 1N P P, QT7.AJT83..A9854 bid 2H and it was read as
+    Cappelletti (hearts and a minor), the defence to their 1NT opening. Opener is natural here: the second suit, the
+    six-card rebid, a penalty double with 17+ over the direct overcall (not over their balancing 1NT, where partner
+    has nothing), otherwise pass. Over their opening 1NT the defence is still on."""
+    assert_bids(bidder, [("QT7.AJT83..A9854", "1H 1N P P", "2C"), ("A4.AK954.KQJ2.K5", "1H 1N P P", "X"),
+                         ("K4.AQ954.KJ32.Q5", "1H 1N P P", "P"), ("A4.AK954.KQJ2.K5", "1H P P 1N", "P"),
+                         ("AQ4.KQJ854.K2.Q4", "1H P P 1N", "2H"), ("QT7.AJT83..A9854", "1N", "2H")])
+    assert "Cappelletti" not in bidder.choose(Hand.parse("QT7.AJT83..A9854"), Auction.parse("1H 1N P P", "N")).explanation
+
+
+def test_a_strong_balanced_opener_bids_game_over_their_raise_of_the_overcall(bidder):
+    """Board 86 of the seed-3 boards against BEN: 1C 1S X 2S, KQ6.QT.KQ2.KQJ62 (19 HCP, spades stopped) passed, and
+    3NT made ten tricks. 18+ balanced with their suit stopped bids 3NT; 15 HCP passes."""
+    assert_bids(bidder, [("KQ6.QT.KQ2.KQJ62", "1C 1S X 2S", "3N"), ("KQ6.QT.K32.KJ962", "1C 1S X 2S", "P")])
+
+
+def test_responder_with_an_opening_hand_forces_after_his_two_over_one(bidder):
+    """Board 89 of the seed-3 boards against BEN: 1S P 2D P 2S P, AK.AK53.QJ9754.7 (17 HCP) bid 3D, opener passed,
+    and 6D made. With an opening hand of his own responder shows the four-card major (forcing); with 10-13 the
+    rebid of his six-card suit is still the call."""
+    assert_bids(bidder, [("AK.AK53.QJ9754.7", "1S P 2D P 2S P", "3H"), ("A2.K953.QJ9754.7", "1S P 2D P 2S P", "3D")])
+
+
+def test_four_trumps_opposite_a_forcing_major_bid_on_over_their_game(bidder):
+    """Board 141 of the seed-3 boards against BEN: 1D 2S 3H 4S, 763.T432.AKJ94.K doubled (+200) where 5H made twelve
+    tricks. Four trumps and three small in their suit (partner is short) bid five; with an honour in their suit or
+    two trumps the values double stands."""
+    assert_bids(bidder, [("763.T432.AKJ94.K", "1D 2S 3H 4S", "5H"), ("Q63.T432.AKJ94.K", "1D 2S 3H 4S", "X"),
+                         ("763.T4.AKJ94.KJ2", "1D 2S 3H 4S", "X")])
+
+
+def test_opener_asks_for_aces_over_a_cue_raise_in_competition(bidder):
+    """Board 111 of the seed-3 boards against BEN: 1H 1S 2S (a limit raise or better), QT8.AQT97.AJ63.A (19 HCP) bid
+    4H and BEN bid and made 7H. The cue raise shows three trumps, so the fit's values count for slam in a contested
+    auction too; 14 HCP bids game."""
+    assert_bids(bidder, [("QT8.AQT97.AJ63.A", "1H 1S 2S P", "4N"), ("QT8.AQT97.KJ63.Q", "1H 1S 2S P", "4H")])
+
+
+def test_opener_with_a_short_suit_accepts_the_limit_raise(bidder):
+    """Board 33 of the seed-3 boards against BEN: 1H P 3H P, K82.KJT98.9.AQ94 (13 HCP, a singleton) passed, and 4H
+    made. Shortness counts once the fit is found; the same HCP without it decline."""
+    assert_bids(bidder, [("K82.KJT98.9.AQ94", "1H P 3H P", "4H"), ("K82.KJT98.95.AQ9", "1H P 3H P", "P")])

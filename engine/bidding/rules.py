@@ -279,7 +279,7 @@ def _constant_comparisons(node: ast.Compare):
 def _int_bounds(node: ast.AST, env: dict) -> tuple[int, int] | None:
     """The least and greatest value an integer expression can take, or None when unknown: constants and bound suit
     variables are exact, a truth value (a comparison of auction facts, ``level >= 3``) is 0 or 1 unless every name
-    in it is bound, and sums and differences combine their parts (``3 + (level >= 3)`` is 3 to 4)."""
+    in it is bound, and sums, differences and products combine their parts (``3 + (level >= 3)`` is 3 to 4)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, int):
         return int(node.value), int(node.value)
     if isinstance(node, ast.Name) and isinstance(env.get(node.id), int):
@@ -289,6 +289,13 @@ def _int_bounds(node: ast.AST, env: dict) -> tuple[int, int] | None:
         if a is None or b is None:
             return None
         return (a[0] + b[0], a[1] + b[1]) if isinstance(node.op, ast.Add) else (a[0] - b[1], a[1] - b[0])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        # a weighted truth value (``3 + 2 * (s < H)``: five cards in a minor, three in a major)
+        a, b = _int_bounds(node.left, env), _int_bounds(node.right, env)
+        if a is None or b is None:
+            return None
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
     if isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
         names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         if names <= env.keys() and not any(isinstance(n, ast.Call) for n in ast.walk(node)):
