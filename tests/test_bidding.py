@@ -1636,13 +1636,6 @@ def test_a_strong_balanced_opener_bids_game_over_their_raise_of_the_overcall(bid
     assert_bids(bidder, [("KQ6.QT.KQ2.KQJ62", "1C 1S X 2S", "3N"), ("KQ6.QT.K32.KJ962", "1C 1S X 2S", "P")])
 
 
-def test_responder_with_an_opening_hand_forces_after_his_two_over_one(bidder):
-    """Board 89 of the seed-3 boards against BEN: 1S P 2D P 2S P, AK.AK53.QJ9754.7 (17 HCP) bid 3D, opener passed,
-    and 6D made. With an opening hand of his own responder shows the four-card major (forcing); with 10-13 the
-    rebid of his six-card suit is still the call."""
-    assert_bids(bidder, [("AK.AK53.QJ9754.7", "1S P 2D P 2S P", "3H"), ("A2.K953.QJ9754.7", "1S P 2D P 2S P", "3D")])
-
-
 def test_four_trumps_opposite_a_forcing_major_bid_on_over_their_game(bidder):
     """Board 141 of the seed-3 boards against BEN: 1D 2S 3H 4S, 763.T432.AKJ94.K doubled (+200) where 5H made twelve
     tricks. Four trumps and three small in their suit (partner is short) bid five; with an honour in their suit or
