@@ -216,6 +216,15 @@ def bid_out(bidder: Bidder, d: Deal, dealer: Seat, vul: Vul) -> Auction:
     return a
 
 
+def ns_score(t, vul: Vul, a: Auction) -> int:
+    """North-South's score of ``a``'s final contract at its declarer's double-dummy tricks (0 when passed out)."""
+    c = a.contract
+    if c is None:
+        return 0
+    s = score(c, t[c.strain][c.declarer], vul.is_vulnerable(c.declarer))
+    return s if c.declarer.is_ns else -s
+
+
 def _bid_all(name: str, bidder: Bidder, boards, tabs) -> Tally:
     tally = Tally(name)
     for (board, d, dealer, vul), t in zip(boards, tabs):
@@ -225,14 +234,11 @@ def _bid_all(name: str, bidder: Bidder, boards, tabs) -> Tally:
         tally.calls += len(a.calls)
         par_ns, par_c = par(t, vul)
         c = a.contract
+        ns = ns_score(t, vul, a)
         if c is None:
-            ns = 0
             tally.passed_out += 1
         else:
-            tr = t[c.strain][c.declarer]
-            s = score(c, tr, vul.is_vulnerable(c.declarer))
-            ns = s if c.declarer.is_ns else -s
-            made = tr >= c.level + 6
+            made = t[c.strain][c.declarer] >= c.level + 6
             if c.level >= 6:
                 tally.slams_bid += 1
                 tally.failed_slams += not made
@@ -321,15 +327,6 @@ def oracle_missed_games(boards, tabs, odds: float = 0.5) -> tuple[float, float]:
     bid = sum(1 for k, _g in sides if k in bids)
     failed = sum(1 for k, g in sides if k in bids and not g)
     return missed / max(1, games), failed / max(1, bid)
-
-
-def ns_score(t, vul: Vul, a: Auction) -> int:
-    """North-South's score of ``a``'s final contract at its declarer's double-dummy tricks (0 when passed out)."""
-    c = a.contract
-    if c is None:
-        return 0
-    s = score(c, t[c.strain][c.declarer], vul.is_vulnerable(c.declarer))
-    return s if c.declarer.is_ns else -s
 
 
 def changed_only(args, n: int, boards) -> None:
