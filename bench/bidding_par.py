@@ -335,40 +335,54 @@ def changed_only(args, n: int, boards) -> None:
     A deal both files bid alike adds 0 to every paired figure, so those figures (the mean difference in IMPs lost
     to par over all ``n`` deals, its standard error, the team-match score) come out exactly as in the full run,
     while the double-dummy solving, the slow part on a fresh seed, shrinks to the changed deals (usually a few
-    percent). The absolute report of either file needs every deal's table and is not printed."""
+    percent). The absolute report of either file needs every deal's table and is not printed.
+
+    ``--rules`` may name several files (comma-separated, candidates for one change each): the baseline is bid once,
+    the tables solved once for every deal any of them changed, and each file gets its own figures and RESULT line
+    (with ``rules=``), exactly as a run of that file alone would print them."""
     from squeeze.engine.stats import mean_se
 
-    rules, base = Bidder.of(load_rules(args.rules)), Bidder.of(load_rules(args.baseline))
+    files = [f for f in args.rules.split(",") if f]
+    base = Bidder.of(load_rules(args.baseline))
     t0 = time.perf_counter()
-    pairs = [(bid_out(rules, d, dealer, vul), bid_out(base, d, dealer, vul)) for _b, d, dealer, vul in boards]
-    changed = [i for i, (a, b) in enumerate(pairs) if a.calls != b.calls]
-    print(f"bid {n} deals with both files in {time.perf_counter() - t0:.1f}s; {len(changed)} bid differently")
-    tabs = tables([boards[i][1] for i in changed], args.threads)
-    diff, gains = [0] * n, [0] * n
-    by_rule: dict[str, list[int]] = {}  # the rule that made the first differing call: its deals' par differences
-    for i, t in zip(changed, tabs):
-        board, d, dealer, vul = boards[i]
-        a, b = pairs[i]
-        par_ns, _par_c = par(t, vul)
-        ns, base_ns = ns_score(t, vul, a), ns_score(t, vul, b)
-        diff[i] = abs(imps(base_ns - par_ns)) - abs(imps(ns - par_ns))
-        gains[i] = changer_gain(dealer, a.calls, b.calls, ns, base_ns)
-        first = next(k for k, (x, y) in enumerate(zip(a.calls, b.calls)) if x != y)
-        prefix = Auction(dealer, a.calls[:first])
-        rule = rules.choose(d[prefix.next_seat], prefix, vul, alternatives=False).rule_id
-        by_rule.setdefault(rule, []).append(diff[i])
-        print(f"board {board} {d.to_pbn()} par NS {par_ns:+d}: {diff[i]:+d} to par, {gains[i]:+d} as a match "
-              f"(first differing call: {a.calls[first]} by {rule})")
-        print(f"   rules:    {' '.join(str(x) for x in a.calls)}  NS {ns:+d}")
-        print(f"   baseline: {' '.join(str(x) for x in b.calls)}  NS {base_ns:+d}")
-    for rule, ds in sorted(by_rule.items(), key=lambda kv: sum(kv[1])):
-        print(f"   {rule}: {len(ds)} deals, {sum(ds):+d} IMPs to par")
-    mu, se = mean_se(diff)
-    g_mu, g_se = mean_se(gains)
-    print(f"== paired: baseline loses {mu:+.3f} IMPs/deal more than the rules judged (se {se:.3f}); better on "
-          f"{sum(1 for x in diff if x > 0)} deals, worse on {sum(1 for x in diff if x < 0)}")
-    print(f"RESULT deals={n} seed={args.seed} changed_only=1 delta_imps={mu:+.4f} delta_se={se:.4f} "
-          f"changed={len(changed)} changer_imps={g_mu:+.4f} changer_se={g_se:.4f}")
+    base_calls = [bid_out(base, d, dealer, vul) for _b, d, dealer, vul in boards]
+    judged = []  # (file, its bidder, its auctions, the deals it bids differently)
+    for f in files:
+        rules = Bidder.of(load_rules(f))
+        auctions = [bid_out(rules, d, dealer, vul) for _b, d, dealer, vul in boards]
+        judged.append((f, rules, auctions, [i for i in range(n) if auctions[i].calls != base_calls[i].calls]))
+    union = sorted({i for *_x, changed in judged for i in changed})
+    print(f"bid {n} deals with {len(files) + 1} files in {time.perf_counter() - t0:.1f}s; "
+          f"{len(union)} bid differently")
+    tabs = dict(zip(union, tables([boards[i][1] for i in union], args.threads)))
+    for f, rules, auctions, changed in judged:
+        diff, gains = [0] * n, [0] * n
+        by_rule: dict[str, list[int]] = {}  # the rule that made the first differing call: its deals' par differences
+        tag = f"[{f}] " if len(files) > 1 else ""
+        for i in changed:
+            board, d, dealer, vul = boards[i]
+            a, b, t = auctions[i], base_calls[i], tabs[i]
+            par_ns, _par_c = par(t, vul)
+            ns, base_ns = ns_score(t, vul, a), ns_score(t, vul, b)
+            diff[i] = abs(imps(base_ns - par_ns)) - abs(imps(ns - par_ns))
+            gains[i] = changer_gain(dealer, a.calls, b.calls, ns, base_ns)
+            first = next(k for k, (x, y) in enumerate(zip(a.calls, b.calls)) if x != y)
+            prefix = Auction(dealer, a.calls[:first])
+            rule = rules.choose(d[prefix.next_seat], prefix, vul, alternatives=False).rule_id
+            by_rule.setdefault(rule, []).append(diff[i])
+            print(f"{tag}board {board} {d.to_pbn()} par NS {par_ns:+d}: {diff[i]:+d} to par, {gains[i]:+d} as a "
+                  f"match (first differing call: {a.calls[first]} by {rule})")
+            print(f"   rules:    {' '.join(str(x) for x in a.calls)}  NS {ns:+d}")
+            print(f"   baseline: {' '.join(str(x) for x in b.calls)}  NS {base_ns:+d}")
+        for rule, ds in sorted(by_rule.items(), key=lambda kv: sum(kv[1])):
+            print(f"   {tag}{rule}: {len(ds)} deals, {sum(ds):+d} IMPs to par")
+        mu, se = mean_se(diff)
+        g_mu, g_se = mean_se(gains)
+        print(f"== {tag}paired: baseline loses {mu:+.3f} IMPs/deal more than the rules judged (se {se:.3f}); "
+              f"better on {sum(1 for x in diff if x > 0)} deals, worse on {sum(1 for x in diff if x < 0)}")
+        print(f"RESULT deals={n} seed={args.seed} changed_only=1 delta_imps={mu:+.4f} delta_se={se:.4f} "
+              f"changed={len(changed)} changer_imps={g_mu:+.4f} changer_se={g_se:.4f}"
+              + (f" rules={f}" if len(files) > 1 else ""))
 
 
 def main() -> None:
@@ -376,7 +390,8 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="200 deals")
-    ap.add_argument("--rules", default="sayc", help="rule file (.toml), packaged system name or git:REV")
+    ap.add_argument("--rules", default="sayc", help="rule file (.toml), packaged system name or git:REV; with "
+                    "--changed-only several, comma-separated, each judged against the one baseline bidding")
     ap.add_argument("--baseline", default=FIRST_WAVE, help="rule file bid on the same deals (as --rules); 'none' to "
                     "skip")
     ap.add_argument("--ablate", choices=sorted(GUARDS), default=None, help="the baseline is the same rules bid with "
@@ -395,6 +410,8 @@ def main() -> None:
         if args.ablate is not None or args.baseline.lower() == "none":
             raise SystemExit("error: --changed-only compares --rules with a --baseline file")
         return changed_only(args, n, boards)
+    if "," in args.rules:
+        raise SystemExit("error: several --rules files are judged with --changed-only")
     tabs = tables([b[1] for b in boards], args.threads)
     main_t = bid_all(f"rules {args.rules}", args.rules, boards, tabs)
     m = report(main_t)

@@ -445,3 +445,17 @@ def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures
     assert 0 < int(fast["changed"]) == int(full["changed"]) == solved_fast < 24
     assert float(fast["delta_imps"]) == pytest.approx(float(full["delta_imps"]), abs=6e-4)
     assert float(fast["changer_imps"]) == pytest.approx(float(full["changer_imps"]), abs=6e-5)
+
+    # Several candidates in one run: each file's RESULT is the one its own run prints; the baseline itself changes
+    # nothing.
+    both = []
+    argv = ["bidding_par.py", "--deals", "24", "--seed", "5", "--rules", f"{rules},sayc", "--baseline", "sayc",
+            "--changed-only"]
+    monkeypatch.setattr(sys, "argv", argv)
+    bidding_par.main()
+    for line in capsys.readouterr().out.splitlines():
+        if line.startswith("RESULT"):
+            both.append(dict(kv.split("=", 1) for kv in line.split()[1:]))
+    assert [b["rules"] for b in both] == [str(rules), "sayc"]
+    assert {k: v for k, v in both[0].items() if k != "rules"} == fast
+    assert both[1]["changed"] == "0" and float(both[1]["delta_imps"]) == 0

@@ -1655,3 +1655,38 @@ def test_opener_with_a_short_suit_accepts_the_limit_raise(bidder):
     """Board 33 of the seed-3 boards against BEN: 1H P 3H P, K82.KJT98.9.AQ94 (13 HCP, a singleton) passed, and 4H
     made. Shortness counts once the fit is found; the same HCP without it decline."""
     assert_bids(bidder, [("K82.KJT98.9.AQ94", "1H P 3H P", "4H"), ("K82.KJT98.95.AQ9", "1H P 3H P", "P")])
+
+
+def test_the_advancer_bids_his_major_over_their_raise_to_four(bidder):
+    """Board 207 of the seed-3 boards against BEN: 3D X 4D, Q6.QJ542.Q2.QT73 passed (+100), and 4H made. Five cards
+    in a major (or four and 8+ HCP) bid four of it over their raise to four of a minor, spades over 4H too; a
+    weaker hand or a four-card major without values passes."""
+    assert_bids(bidder, [("Q6.QJ542.Q2.QT73", "P 3D X 4D", "4H"), ("Q6.J542.Q2.QT732", "P 3D X 4D", "P"),
+                         ("86.J9542.32.T973", "P 3D X 4D", "P"), ("KJ65.Q2.J54.Q732", "P 3D X 4D", "4S"),
+                         ("KJ652.2.J54.Q732", "2H X 4H", "4S")])
+
+
+def test_opener_reopens_their_three_level_overcall_with_extras(bidder):
+    """Board 37 of the seed-3 boards against BEN: 1D 3C P P, K52.AJ7.KQ98.KQ5 (18 HCP) passed, and 3NT made after
+    BEN's double. Opener doubles with 18+ (or 16+ and two of their suit); a minimum passes. Partner passes for
+    penalty with their suit, bids 3NT with it stopped and some values, and four of a five-card major."""
+    assert_bids(bidder, [("K52.AJ7.KQ98.KQ5", "P P 1D 3C P P", "X"), ("K52.AJ7.KQ98.J65", "P P 1D 3C P P", "P"),
+                         ("A986.T94.J62.A96", "P P 1D 3C P P X P", "3N"),
+                         ("A98.T94.J62.AJ96", "P P 1D 3C P P X P", "P"),
+                         ("A9865.K94.J62.96", "P P 1D 3C P P X P", "4S")])
+
+
+def test_a_void_in_their_suit_bids_on_over_their_five_level_save(bidder):
+    """Board 108 of the seed-3 boards against BEN: 1H 1S X 2S 3D 4S 5D P P, AQ9763.AK97..K43 passed (+400 to them)
+    and 5S made. A void in their suit and six trumps bid five; a singleton passes the decision to the values."""
+    assert_bids(bidder, [("AQ9763.AK97..K43", "1H 1S X 2S 3D 4S 5D P P", "5S"),
+                         ("AQ9763.AK9.7.K43", "1H 1S X 2S 3D 4S 5D P P", "P")])
+
+
+def test_a_long_suit_bids_game_over_their_raise_after_the_negative_double(bidder):
+    """Board 187 of the seed-3 boards against BEN: 1H 3D X 4D P P, opener J74.KQJ9532.3.A5 passed 4D and so did the
+    doubler with AQ96.A.2.QJT8764 (17 HCP); 4H and 5C both made. Opener's seven-card major is game opposite the
+    double's values; the doubler's own seven-card suit with extras is bid when their raise comes round to him. A
+    five-card major or a weak doubler passes."""
+    assert_bids(bidder, [("J74.KQJ9532.3.A5", "1H 3D X 4D", "4H"), ("J74.KQJ95.32.A52", "1H 3D X 4D", "P"),
+                         ("AQ96.A.2.QJT8764", "1H 3D X 4D P P", "5C"), ("Q962.A.2.JT87643", "1H 3D X 4D P P", "P")])
