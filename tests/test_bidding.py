@@ -1690,3 +1690,12 @@ def test_a_long_suit_bids_game_over_their_raise_after_the_negative_double(bidder
     five-card major or a weak doubler passes."""
     assert_bids(bidder, [("J74.KQJ9532.3.A5", "1H 3D X 4D", "4H"), ("J74.KQJ95.32.A52", "1H 3D X 4D", "P"),
                          ("AQ96.A.2.QJT8764", "1H 3D X 4D P P", "5C"), ("Q962.A.2.JT87643", "1H 3D X 4D P P", "P")])
+
+
+def test_a_good_suit_is_bid_forcing_over_their_three_level_overcall(bidder):
+    """Seed 90's board 436 in the par runs: 1H 3C, AQ6.A.KQT862.T72 (15 HCP) passed and 6D made. A good six-card
+    minor or five-card major with 11+ bids it at the three level, forcing, and opener goes on; a weak suit or a
+    hand below 11 does not."""
+    assert_bids(bidder, [("AQ6.A.KQT862.T72", "1H 3C", "3D"), ("AQ6.A.T986542.T7", "1H 3C", "P"),
+                         ("K6.AQJ95.K82.T72", "1D 3C", "3H"), ("86.AQJ95.Q82.T72", "1D 3C", "P")])
+    assert bid(bidder, "KJ5.KQJ63.AJ4.KJ", "1H 3C 3D P") != "P"
