@@ -431,13 +431,16 @@ def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures
                      encoding="utf-8")
     monkeypatch.setattr(bidding_par, "CACHE", tmp_path / "dd_tables.jsonl")
 
-    def result(*extra: str) -> dict[str, str]:
-        argv = ["bidding_par.py", "--deals", "24", "--seed", "5", "--rules", str(rules), "--baseline", "sayc",
+    def results(*extra: str, judged: str = str(rules)) -> list[dict[str, str]]:
+        argv = ["bidding_par.py", "--deals", "24", "--seed", "5", "--rules", judged, "--baseline", "sayc",
                 "--worst", "0", *extra]
         monkeypatch.setattr(sys, "argv", argv)
         bidding_par.main()
-        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("RESULT"))
-        return dict(kv.split("=", 1) for kv in line.split()[1:])
+        return [dict(kv.split("=", 1) for kv in x.split()[1:])
+                for x in capsys.readouterr().out.splitlines() if x.startswith("RESULT")]
+
+    def result(*extra: str) -> dict[str, str]:
+        return results(*extra)[0]
 
     fast = result("--changed-only")
     solved_fast = len((tmp_path / "dd_tables.jsonl").read_text().splitlines())
@@ -448,14 +451,7 @@ def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures
 
     # Several candidates in one run: each file's RESULT is the one its own run prints; the baseline itself changes
     # nothing.
-    both = []
-    argv = ["bidding_par.py", "--deals", "24", "--seed", "5", "--rules", f"{rules},sayc", "--baseline", "sayc",
-            "--changed-only"]
-    monkeypatch.setattr(sys, "argv", argv)
-    bidding_par.main()
-    for line in capsys.readouterr().out.splitlines():
-        if line.startswith("RESULT"):
-            both.append(dict(kv.split("=", 1) for kv in line.split()[1:]))
+    both = results("--changed-only", judged=f"{rules},sayc")
     assert [b["rules"] for b in both] == [str(rules), "sayc"]
     assert {k: v for k, v in both[0].items() if k != "rules"} == fast
     assert both[1]["changed"] == "0" and float(both[1]["delta_imps"]) == 0
