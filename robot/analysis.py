@@ -15,7 +15,8 @@ A match's verdict says who won; this says why. For each board played in both roo
 ``analyse_match`` builds the per-team table of those categories, the think times (per decision and per board, each
 team's mean, p95 and max, and the ratio of the two teams' totals), the incidents and the worst boards;
 ``write_report`` writes ``report.md`` (for a person), ``report.json`` and ``imps.png`` beside the store. With a
-``baseline`` (another run of the same boards, the same seats), the paired difference of the swings board by board.
+``baseline`` (another run of the same boards, the same seats), the paired difference of the swings board by board,
+and how far the run repeats the baseline (``replay_pairing``: whose call or card first differs on each table board).
 """
 
 from __future__ import annotations
@@ -309,6 +310,38 @@ def paired_by_override(records: Sequence[BoardRecord], swings: dict[int, int], b
             "not_overridden": paired_difference({b: x for b, x in swings.items() if b not in simulated}, baseline)}
 
 
+def replay_pairing(records: Sequence[BoardRecord], base_records: Sequence[BoardRecord]) -> dict:
+    """How far a replay repeats its baseline, table board by table board (the same board and room in both runs).
+
+    A paired difference removes a deal's luck only where both runs would play it alike except for the change being
+    judged. So for each table board: was the auction the same, and if not, whose call came first to differ; with
+    the same auction, was the play the same card for card, and if not, whose card first differed (a play cut short
+    by a claim is the same play as far as it goes). A robot whose card play does not repeat on the same deal shows
+    up as the first to differ in the play."""
+    base = {(r.board, r.room): r for r in base_records}
+    out: dict = {"table_boards": 0, "same_auction": 0, "same_play": 0, "first_call": {}, "first_card": {}}
+    for r in records:
+        b = base.get((r.board, r.room))
+        if b is None or r.deal != b.deal:
+            continue
+        out["table_boards"] += 1
+        calls = tuple(r.auction.calls) if r.auction else ()
+        base_calls = tuple(b.auction.calls) if b.auction else ()
+        if calls != base_calls:
+            i = next((k for k, (x, y) in enumerate(zip(calls, base_calls)) if x != y), min(len(calls), len(base_calls)))
+            who = r.players.get(r.auction.dealer.next(i), "?") if r.auction else "?"
+            out["first_call"][who] = out["first_call"].get(who, 0) + 1
+            continue
+        out["same_auction"] += 1
+        j = next((k for k, (x, y) in enumerate(zip(r.play, b.play)) if x != y), None)
+        if j is None:
+            out["same_play"] += 1
+            continue
+        who = r.players.get(r.deal.holder(r.play[j]), "?")
+        out["first_card"][who] = out["first_card"].get(who, 0) + 1
+    return out
+
+
 def _records(folder: Path) -> list[BoardRecord]:
     from .tm.store import STORE_FILE, ResultsStore
 
@@ -457,6 +490,13 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
                   f"[{p['interval95'][0]}, {p['interval95'][1]}]) over {p['boards']} boards."
                   + (f" Split: bidding {p['bidding']['mean']} (se {p['bidding']['stderr']}), play "
                      f"{p['play']['mean']} (se {p['play']['stderr']})." if "bidding" in p else ""), ""]
+        if "pairing" in p:
+            q = p["pairing"]
+            who = lambda d: ", ".join(f"{k} {v}" for k, v in sorted(d.items())) or "none"  # noqa: E731
+            lines += [f"How far the run repeats the baseline: of {q['table_boards']} table boards in both, "
+                      f"{q['same_auction']} were bid the same (the first call to differ otherwise: {who(q['first_call'])}"
+                      f"); of those, {q['same_play']} were played card for card the same (the first card to differ "
+                      f"otherwise: {who(q['first_card'])}).", ""]
         if "overridden" in p:
             o, n = p["overridden"], p["not_overridden"]
             lines += [f"On the boards where a simulated call overrode the rules (in either room): {o['mean']} "
@@ -564,6 +604,7 @@ def write_report(folder: Path, *, ours: str, baseline: Optional[Path] = None, wo
             mine = {a.board: sign * getattr(a, part) for a in analyses if getattr(a, part) is not None}
             theirs = {a.board: sign * getattr(a, part) for a in base_analyses if getattr(a, part) is not None}
             figures["baseline"][part] = paired_difference(mine, theirs)
+        figures["baseline"]["pairing"] = replay_pairing(records, base_records)
     (folder / "report.md").write_text(_markdown(figures, analyses, ours, worst), encoding="utf-8")
     (folder / "report.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     _plot(analyses, ours, folder / "imps.png")

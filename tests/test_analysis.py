@@ -418,6 +418,28 @@ def test_the_paired_difference_against_a_baseline_splits_into_bidding_and_play(t
     assert same["bidding"]["mean"] == same["play"]["mean"] == same["mean"] == 0
 
 
+def test_a_replay_says_whose_call_or_card_first_differs_from_its_baseline(tmp_path):
+    """``replay_pairing``: table boards with another auction are counted by the player of the first call to differ
+    (board 2: the opening, East's as its dealer, BEN's in the open room and Squeeze's in the closed), the others by
+    whether the play repeated and, where not, by the holder of the first card to differ; a run against itself
+    repeats all."""
+    from squeeze.robot.analysis import _records, replay_pairing, write_report
+
+    _ben_run(tmp_path / "base", {1: "1N P P P", 2: "1N P P P", 3: "1N P P P"})
+    _ben_run(tmp_path / "run", {1: "1N P P P", 2: "4S P P P | 1S P P P", 3: "1N P P P"})
+    q = replay_pairing(_records(tmp_path / "run"), _records(tmp_path / "base"))
+    assert q["table_boards"] == 6 and q["same_auction"] == 4
+    assert q["first_call"] == {"Squeeze": 1, "BEN": 1}
+    # board 1 draws the same random play in both runs (the same generator state); board 3's draws come after
+    # board 2's, which differ
+    assert q["same_play"] >= 2 and q["same_play"] + sum(q["first_card"].values()) == 4
+    assert replay_pairing(_records(tmp_path / "base"), _records(tmp_path / "base")) == {
+        "table_boards": 6, "same_auction": 6, "same_play": 6, "first_call": {}, "first_card": {}}
+    write_report(tmp_path / "run", ours="Squeeze", baseline=tmp_path / "base")
+    assert "How far the run repeats the baseline: of 6 table boards" in (tmp_path / "run" / "report.md").read_text(
+        encoding="utf-8")
+
+
 def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures(tmp_path, monkeypatch, capsys):
     """``bench/bidding_par.py --changed-only`` solves only the deals the two rule files bid differently; a deal bid
     alike adds nothing to a paired figure, so its paired difference and team-match score are the full run's."""
