@@ -23,6 +23,12 @@ replace the run's in a copy written to ``INTO`` (``ResultsStore.replace_boards``
 and the report (with ``--baseline``) is of that copy. So a replay of hours stands for the final code when a later
 change touches only a few of its boards, and says which.
 
+``--repeatable`` runs BEN with its PIMC search ended by its playout count rather than by the clock (``REPEATABLE``,
+written as ``config/repeat.conf`` beside its stock configuration and recorded in the run's ``ben_match.json``): BEN
+then plays the same cards on the same deal, so a replay against a baseline pairs the play as well as the bidding.
+Both runs of a pair need it; the report against a baseline says how far they repeat (whose call or card first
+differs). A folder is never resumed with another BEN configuration than the one it started with.
+
 Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (the store's ledger,
 ``ResultsStore.write_ledger``: JSON lines, committed): a session that finds no store in ``--out`` restores one from
 the ledger and plays only the boards not in it, so an hours-long run carries over from one session (or machine) to
@@ -76,6 +82,43 @@ def missing_ben(folder: Path) -> str:
             "  1. fetch its source: the search tool's `fetch github:lorserker/ben` (prints a git directory)\n"
             f"  2. BEN_GIT=<that git directory> bash ../shared/tools/ben/setup.sh {folder}\n"
             "or point --ben (or BEN_DIR) at a directory set up that way.")
+
+
+#: BEN's card play repeats on the same deal only if its PIMC search ends by its playout count, not by the clock: its
+#: stock configuration runs that search (the BGADLL library) on two threads cut at 3 s of wall time, so how many
+#: playouts it finishes, and so its card, depends on the load (RESULTS, "How much a replay pairs"). One thread and a
+#: wait no decision reaches make the search end at ``pimc_max_playouts`` every time; on 6 table boards played twice
+#: at once under a load of 8, BEN's play was the same card for card (our own play differed once).
+REPEATABLE = {"pimc_max_threads": "1", "pimc_wait": "600"}
+REPEATABLE_CONFIG = "config/repeat.conf"
+
+
+def repeatable_config(folder: Path) -> str:
+    """Write BEN's repeatable configuration beside its stock one (``config/local.conf`` of the setup with
+    ``REPEATABLE``'s values, nothing else changed) and return its name for ``BEN_CONFIG``. Exits with a message when
+    the stock file or one of its keys is missing."""
+    src = folder / "ben" / "src"
+    stock = src / "config" / "local.conf"
+    if not stock.is_file():
+        sys.exit(f"error: {stock} is missing: set BEN up again (../shared/tools/ben/setup.sh)")
+    with open(stock, encoding="utf-8", newline="") as f:  # (its line ends as they are: the stock file has CRLF)
+        lines = f.read().splitlines(keepends=True)
+    found = set()
+    for i, line in enumerate(lines):
+        key = line.split("=", 1)[0].strip()
+        if "=" in line and not line.lstrip().startswith("#") and key in REPEATABLE:
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[i] = f"{key} = {REPEATABLE[key]}{ending}"
+            found.add(key)
+    if found != set(REPEATABLE):
+        sys.exit(f"error: {stock} has no {', '.join(sorted(set(REPEATABLE) - found))}: not the BEN configuration "
+                 "this bench knows")
+    target = src / REPEATABLE_CONFIG
+    text = "".join(lines)
+    if not target.is_file() or target.read_bytes() != text.encode("utf-8"):
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    return REPEATABLE_CONFIG
 
 
 def ben_commit(folder: Path) -> str:
@@ -207,6 +250,8 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     only = parse_only(args.only) if args.only else None
+    if args.repeatable:  # (BEN's launcher reads BEN_CONFIG from the environment its seats inherit)
+        os.environ["BEN_CONFIG"] = repeatable_config(folder)
     config = {"boards": args.boards, "seed": args.seed, "a": args.a, "only": only, "ben": str(folder),
               "ben_nice": args.ben_nice,
               "ben_commit": ben_commit(folder), "ben_config": os.environ.get("BEN_CONFIG", "config/local.conf"),
@@ -214,7 +259,9 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     info = out / "ben_match.json"
     if info.is_file():
         before = json.loads(info.read_text())
-        differ = [k for k in ("boards", "seed", "a", "only") if before.get(k) != config[k]]
+        # (a BEN configuration is compared only where the folder recorded one: early runs did not)
+        differ = [k for k in ("boards", "seed", "a", "only", "ben_config")
+                  if before.get(k) != config[k] and (k in before or k != "ben_config")]
         if differ:
             sys.exit(f"error: {out} holds a BEN match with other {', '.join(differ)} "
                      f"({', '.join(f'{k}={before.get(k)!r}' for k in differ)}): give the same, or another --out")
@@ -281,6 +328,10 @@ def main() -> None:
     ap.add_argument("--patch", nargs=2, metavar=("PART", "INTO"), default=None,
                     help="with --report-only: PART's boards (an --only run) replace this run's in a copy written to "
                          "INTO, and the report is of that copy")
+    ap.add_argument("--repeatable", action="store_true",
+                    help="BEN with its PIMC search on one thread and never cut by the clock, so that it plays the "
+                         "same cards on the same deal (a replay then pairs the play too); written beside its stock "
+                         "configuration as " + REPEATABLE_CONFIG)
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
     if args.patch and not args.report_only:

@@ -477,3 +477,24 @@ def test_the_par_bench_on_changed_deals_alone_gives_the_full_runs_paired_figures
     assert [b["rules"] for b in both] == [str(rules), "sayc"]
     assert {k: v for k, v in both[0].items() if k != "rules"} == fast
     assert both[1]["changed"] == "0" and float(both[1]["delta_imps"]) == 0
+
+
+def test_bens_repeatable_configuration_changes_its_pimc_clock_and_nothing_else(tmp_path):
+    """``ben_match.repeatable_config``: BEN's stock file with its PIMC search on one thread and a wait no decision
+    reaches, every other byte kept (its CRLF line ends too, and a commented-out key stays commented); written once;
+    a stock file without one of the keys is refused."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+
+    conf = tmp_path / "ben" / "ben" / "src" / "config"
+    conf.mkdir(parents=True)
+    stock = ("[pimc]\r\n# pimc_wait = 9\r\npimc_wait = 3\r\npimc_max_playouts = 200\r\n"
+             "pimc_max_threads = 2\r\n[sampling]\r\nsample_hands_play = 200\r\n")
+    (conf / "local.conf").write_bytes(stock.encode())
+    assert ben_match.repeatable_config(tmp_path / "ben") == "config/repeat.conf"
+    written = (conf / "repeat.conf").read_bytes().decode()
+    assert written == stock.replace("pimc_wait = 3\r", "pimc_wait = 600\r").replace("pimc_max_threads = 2\r",
+                                                                                     "pimc_max_threads = 1\r")
+    (conf / "local.conf").write_bytes(stock.replace("pimc_max_threads = 2\r\n", "").encode())
+    with pytest.raises(SystemExit, match="pimc_max_threads"):
+        ben_match.repeatable_config(tmp_path / "ben")
