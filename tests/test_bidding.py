@@ -1699,3 +1699,16 @@ def test_a_good_suit_is_bid_forcing_over_their_three_level_overcall(bidder):
     assert_bids(bidder, [("AQ6.A.KQT862.T72", "1H 3C", "3D"), ("AQ6.A.T986542.T7", "1H 3C", "P"),
                          ("K6.AQJ95.K82.T72", "1D 3C", "3H"), ("86.AQJ95.Q82.T72", "1D 3C", "P")])
     assert bid(bidder, "KJ5.KQJ63.AJ4.KJ", "1H 3C 3D P") != "P"
+
+
+def test_the_balance_of_power_doubles_their_four_level_bid_though_short_in_it(bidder):
+    """Board 36 of the seed-3 boards against BEN: 1C 2S 3H 4S, Q.K85.K82.KT9765 (11 HCP opposite partner's forcing
+    3H) passed, 4S went two down undoubled, and 4H made at the other table. With 25+ between us and no fit to bid
+    on, a singleton in their suit doubles too; fewer values pass, two of their trumps make it the plain values
+    double, and partner leaves it in."""
+    assert_bids(bidder, [("Q.K85.K82.KT9765", "P 1C 2S 3H 4S", "X"), ("Q.K85.Q82.T97653", "P 1C 2S 3H 4S", "P"),
+                         ("4.AT976.Q763.A43", "P 1C 2S 3H 4S X P", "P")])
+    assert bidder.choose(Hand.parse("Q.K85.K82.KT9765"), Auction.parse("P 1C 2S 3H 4S", "W"), Vul.BOTH,
+                         alternatives=False).rule_id == "pen.values_x.short"
+    assert bidder.choose(Hand.parse("QT.K85.K82.KT976"), Auction.parse("P 1C 2S 3H 4S", "W"), Vul.BOTH,
+                         alternatives=False).rule_id == "pen.values_x"
