@@ -121,6 +121,18 @@ def repeatable_config(folder: Path) -> str:
     return REPEATABLE_CONFIG
 
 
+def ben_command(folder: Path, nice: int) -> str:
+    """The ``--b-cmd`` template that starts one BEN client (``ben-seat HOST PORT SEAT TEAM``) at ``nice`` below us.
+
+    BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN runs
+    at a lower priority than our robots, so other load costs it wall time, not us strength. Each client runs in a
+    session of its own, and with the kernel's autogroup scheduling on, the CPU is shared between sessions first and
+    a nice value counts only inside one: so the nice goes to the client's session too (``/proc/self/autogroup``;
+    where the kernel has no autogroup the write fails quietly and the process's nice alone counts)."""
+    return (f"sh -c 'echo {nice} > /proc/self/autogroup 2>/dev/null; exec nice -n {nice} \"$0\" \"$@\"' "
+            f"{folder / 'ben-seat'} {{host}} {{port}} {{seat}} {{team}}")
+
+
 def ben_commit(folder: Path) -> str:
     """The BEN snapshot's commit, as far as the tree says (its git metadata is not exported: the setup log)."""
     marker = folder / "ben" / ".ben-commit"
@@ -273,9 +285,7 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     carry_over(out, ledger, args, tm)
     log = open(out / "match.log", "a", encoding="utf-8")
     configure_logging("info", "json", stream=log)
-    # BEN has no clock of its own to meet while ours cuts a decision short at its budget: on a shared machine BEN
-    # runs at a lower priority than our robots (--ben-nice), so other load costs it wall time, not us strength.
-    command = f"nice -n {args.ben_nice} {folder / 'ben-seat'} {{host}} {{port}} {{seat}} {{team}}"
+    command = ben_command(folder, args.ben_nice)
     # Our robots wait for BEN as long as the manager's clocks let it think: with the seat's default silence
     # timeout (300 s) a loaded machine made them give up mid-board while BEN simulated, and each restart of a seat
     # restarts the board for all four (the robots inherit this process's environment; BEN ignores it).

@@ -498,3 +498,22 @@ def test_bens_repeatable_configuration_changes_its_pimc_clock_and_nothing_else(t
     (conf / "local.conf").write_bytes(stock.replace("pimc_max_threads = 2\r\n", "").encode())
     with pytest.raises(SystemExit, match="pimc_max_threads"):
         ben_match.repeatable_config(tmp_path / "ben")
+
+
+def test_bens_clients_start_below_us_in_their_own_session_too(tmp_path):
+    """``ben_match.ben_command``: the client gets its four arguments, the nice value asked for and, where the kernel
+    shares the CPU by session (autogroup), the same nice for its session, which is what makes the priority count
+    there. A stand-in ``ben-seat`` reports what it got, started as the match starts a robot (a session of its own)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import shlex
+    import ben_match
+
+    seat = tmp_path / "ben-seat"
+    seat.write_text('#!/bin/sh\necho "$@"\nnice\ncat /proc/self/autogroup 2>/dev/null || echo none\n')
+    seat.chmod(0o755)
+    argv = shlex.split(ben_match.ben_command(tmp_path, 7).format(host="127.0.0.1", port=2000, seat="N", team="BEN"))
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=30, start_new_session=True)
+    assert out.returncode == 0, out.stderr
+    args, nice, group = out.stdout.splitlines()
+    assert args == "127.0.0.1 2000 N BEN" and int(nice) == min(19, os.nice(0) + 7)  # (nice adds to ours)
+    assert group == "none" or group.endswith(" nice 7"), group
