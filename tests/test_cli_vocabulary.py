@@ -94,7 +94,7 @@ def test_every_option_that_takes_a_value_shows_its_default():
     assert r.exit_code == 0
     assert re.search(r"--boards.*\[default: 100\]", r.stdout) and re.search(r"--chunk.*\[default: 4\]", r.stdout)
     r = CliRunner().invoke(app, ["deal", "--help"], env={"COLUMNS": "200"})
-    assert re.search(r"--worlds.*\[default: 20\]", r.stdout) and re.search(r"--inference.*\[default: --inference\]",
+    assert re.search(r"--worlds.*\[default: 20\]", r.stdout) and re.search(r"--inference.*\[default: --no-inference\]",
                                                                             r.stdout)
 
 

@@ -113,7 +113,7 @@ REACHES = {
     "seconds_per_card": (2.0, 0.25, lambda p: p.play.declarer_budget_s),
     "seconds_per_call": (2.0, 0.5, lambda p: p.seconds_per_call),
     "seconds_per_lead": (8.0, 3.0, lambda p: p.seconds_per_lead),
-    "inference": (True, False, lambda p: p.play.inference),
+    "inference": (False, True, lambda p: p.play.inference),
     "objective": ("imps", "tricks", lambda p: p.play.objective),
     "solver_memory_mib": (64, 16, lambda p: p.play.solver_tt_mib),
     "solver_core": ("auto", "portable", lambda p: p.play.solver_core),
@@ -151,7 +151,7 @@ def test_the_engine_defaults_have_one_source():
     code = """
 import dataclasses as dc
 import squeeze.engine.play.card_player as cp, squeeze.engine.player as pl
-cp.PlaySettings = dc.make_dataclass("PlaySettings", [("worlds", int, 33), ("max_m", int, 5), ("inference", bool, False),
+cp.PlaySettings = dc.make_dataclass("PlaySettings", [("worlds", int, 33), ("max_m", int, 5), ("inference", bool, True),
     ("declarer_budget_s", float, 7.5), ("solver_tt_mib", int, 32)], bases=(cp.PlaySettings,), frozen=True)
 pl.PlayerParams = dc.make_dataclass("PlayerParams", [("system", str, "acol"), ("seconds_per_call", float, 9.0)],
     bases=(pl.PlayerParams,), frozen=True)
@@ -161,7 +161,7 @@ print(e.worlds, e.alphamu_depth, e.inference, e.seconds_per_card, e.solver_memor
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["33", "5", "False", "7.5", "32", "acol", "9.0"]
+    assert r.stdout.split() == ["33", "5", "True", "7.5", "32", "acol", "9.0"]
 
 
 def test_presets_are_engine_data():
