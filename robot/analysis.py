@@ -342,6 +342,11 @@ def replay_pairing(records: Sequence[BoardRecord], base_records: Sequence[BoardR
     return out
 
 
+def _tally(counts: dict[str, int]) -> str:
+    """``{"BEN": 2, "Squeeze": 1}`` as "BEN 2, Squeeze 1" ("none" when empty)."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+
+
 def _records(folder: Path) -> list[BoardRecord]:
     from .tm.store import STORE_FILE, ResultsStore
 
@@ -492,11 +497,10 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
                      f"{p['play']['mean']} (se {p['play']['stderr']})." if "bidding" in p else ""), ""]
         if "pairing" in p:
             q = p["pairing"]
-            who = lambda d: ", ".join(f"{k} {v}" for k, v in sorted(d.items())) or "none"  # noqa: E731
             lines += [f"How far the run repeats the baseline: of {q['table_boards']} table boards in both, "
-                      f"{q['same_auction']} were bid the same (the first call to differ otherwise: {who(q['first_call'])}"
-                      f"); of those, {q['same_play']} were played card for card the same (the first card to differ "
-                      f"otherwise: {who(q['first_card'])}).", ""]
+                      f"{q['same_auction']} were bid the same (the first call to differ otherwise: "
+                      f"{_tally(q['first_call'])}); of those, {q['same_play']} were played card for card the same "
+                      f"(the first card to differ otherwise: {_tally(q['first_card'])}).", ""]
         if "overridden" in p:
             o, n = p["overridden"], p["not_overridden"]
             lines += [f"On the boards where a simulated call overrode the rules (in either room): {o['mean']} "
