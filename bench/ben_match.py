@@ -29,6 +29,17 @@ then plays the same cards on the same deal, so a replay against a baseline pairs
 Both runs of a pair need it; the report against a baseline says how far they repeat (whose call or card first
 differs). A folder is never resumed with another BEN configuration than the one it started with.
 
+``--fresh-ben`` plays each board in a match of its own (``OUT/boards/NNN``, then merged into the run's store, both
+rooms at once): BEN's clients, and ours, start afresh for every board. With ``--repeatable`` BEN plays a board the
+same when started the same way (two runs of boards 8 and 20 a quarter of an hour apart, card for card), but what it
+plays on a board also depends on the boards its processes played before: the final code's run and a fresh run of
+the same code parted at BEN's card on all four of those table boards. So a run against a baseline pairs the play only
+if both play every board from fresh processes. ``--a-cmd`` starts our robots through a command (``{host}``,
+``{port}``, ``{seat}``, ``{team}``), another checkout's seat for a baseline run through this driver:
+
+    --a-cmd "W/.venv/bin/python -m squeeze.robot.cli seat --host {host} --port {port} --seat {seat} --team {team} \
+             --explanations --preset default"
+
 Every finished board is also written to a ledger, ``bench/ben/<out's name>.jsonl`` (the store's ledger,
 ``ResultsStore.write_ledger``: JSON lines, committed): a session that finds no store in ``--out`` restores one from
 the ledger and plays only the boards not in it, so an hours-long run carries over from one session (or machine) to
@@ -264,7 +275,8 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     only = parse_only(args.only) if args.only else None
     if args.repeatable:  # (BEN's launcher reads BEN_CONFIG from the environment its seats inherit)
         os.environ["BEN_CONFIG"] = repeatable_config(folder)
-    config = {"boards": args.boards, "seed": args.seed, "a": args.a, "only": only, "ben": str(folder),
+    config = {"boards": args.boards, "seed": args.seed, "a": args.a, "a_cmd": args.a_cmd, "fresh_ben": args.fresh_ben,
+              "only": only, "ben": str(folder),
               "ben_nice": args.ben_nice,
               "ben_commit": ben_commit(folder), "ben_config": os.environ.get("BEN_CONFIG", "config/local.conf"),
               "tm": BEN_TM, "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])}
@@ -272,8 +284,9 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     if info.is_file():
         before = json.loads(info.read_text())
         # (a BEN configuration is compared only where the folder recorded one: early runs did not)
-        differ = [k for k in ("boards", "seed", "a", "only", "ben_config")
-                  if before.get(k) != config[k] and (k in before or k != "ben_config")]
+        # (and a command for our robots and fresh processes per board likewise: recorded since they exist)
+        differ = [k for k in ("boards", "seed", "a", "only", "ben_config", "a_cmd", "fresh_ben")
+                  if before.get(k) != config[k] and (k in before or k in ("boards", "seed", "a", "only"))]
         if differ:
             sys.exit(f"error: {out} holds a BEN match with other {', '.join(differ)} "
                      f"({', '.join(f'{k}={before.get(k)!r}' for k in differ)}): give the same, or another --out")
@@ -290,11 +303,15 @@ def run(args: argparse.Namespace, folder: Path) -> None:
     # timeout (300 s) a loaded machine made them give up mid-board while BEN simulated, and each restart of a seat
     # restarts the board for all four (the robots inherit this process's environment; BEN ignores it).
     os.environ["SQUEEZE_ROBOT__SILENCE_TIMEOUT_SECONDS"] = str(BEN_TM["board_seconds"])
+    team_a = TeamSpec("Squeeze", args.a, command=args.a_cmd)
+    if args.fresh_ben:
+        play_fresh(args, out, ledger, tm, team_a, TeamSpec("BEN", None, command=command), only)
+        return
     for attempt in range(1, ATTEMPTS + 1):
         resume = (out / STORE_FILE).is_file()
         t0 = time.monotonic()
         print(f"ben_match: attempt {attempt}, {'resuming' if resume else 'starting'} in {out}", flush=True)
-        result = asyncio.run(run_match(args.boards, TeamSpec("Squeeze", args.a), TeamSpec("BEN", None, command=command),
+        result = asyncio.run(run_match(args.boards, team_a, TeamSpec("BEN", None, command=command),
                                        out, seed=args.seed, resume=resume, tm_settings=dict(tm),
                                        max_restarts=20, stall_seconds=STALL_SECONDS,
                                        on_progress=_progress(out, ledger)))
@@ -303,6 +320,56 @@ def run(args: argparse.Namespace, folder: Path) -> None:
               f"finished={result.finished} problems={result.problems}", flush=True)
         if result.finished:
             break
+
+
+def play_fresh(args: argparse.Namespace, out: Path, ledger: Path, tm: dict, team_a, team_b, only) -> None:
+    """``--fresh-ben``: every board not yet finished in both rooms of the run's store is played in a match of its own
+    in ``out/boards/NNN`` (its robots and BEN's clients started for it alone), and its two rooms go into the run's
+    store in one transaction. A board stopped part-way resumes in its own folder (a room it finished stands; the
+    other starts again, with fresh processes again)."""
+    from squeeze.config.settings import TableManagerSettings
+    from squeeze.robot.match import MATCH_NAME, run_match
+    from squeeze.robot.tm.run import prepare_run
+    from squeeze.robot.tm.store import STORE_FILE, ResultsStore
+
+    settings = TableManagerSettings(**{**tm, "port": 0, "results_dir": out, "boards": args.boards, "seed": args.seed,
+                                       "rooms": 2})
+    store, _ = prepare_run(settings)
+    try:
+        if MATCH_NAME not in {m.name for m in store.matches()}:
+            store.add_match(MATCH_NAME, 2, team_a.name, team_b.name)
+        done: dict[int, set[str]] = {}
+        for row in store.results():
+            done.setdefault(row.board, set()).add(row.room)
+        todo = [b for b in (only or range(1, args.boards + 1)) if done.get(b) != {"Open", "Closed"}]
+        print(f"ben_match: {2 * (len(only or range(args.boards)) - len(todo))}/{2 * len(only or range(args.boards))} "
+              "table boards finished", flush=True)
+        for board in todo:
+            part = out / "boards" / f"{board:03d}"
+            part.mkdir(parents=True, exist_ok=True)
+            part_tm = {**tm, "boards_file": write_only_boards(part, [board], args.boards, args.seed)}
+            for _attempt in range(ATTEMPTS):
+                result = asyncio.run(run_match(args.boards, team_a, team_b, part, seed=args.seed,
+                                               resume=(part / STORE_FILE).is_file(), tm_settings=dict(part_tm),
+                                               max_restarts=20, stall_seconds=STALL_SECONDS))
+                if result.finished:
+                    break
+            else:
+                sys.exit(f"error: board {board} did not finish in {ATTEMPTS} attempts ({part})")
+            part_store = ResultsStore(part / STORE_FILE, create=False)
+            try:
+                rows = [(r.room, r.record, r.incidents) for r in part_store.results() if r.board == board]
+            finally:
+                part_store.close()
+            # the rooms this store lacks (a run stopped between the two commits never leaves one room alone: one
+            # transaction), so a board is never counted twice
+            store.commit_boards(MATCH_NAME, [r for r in rows if r[0] not in done.get(board, set())])
+            done[board] = {r[0] for r in rows}
+            n = 2 * (len(only or range(args.boards)) - sum(1 for b in todo if done.get(b) != {"Open", "Closed"}))
+            print(f"ben_match: {n}/{2 * len(only or range(args.boards))} table boards finished", flush=True)
+            export_ledger(out, ledger)
+    finally:
+        store.close()
 
 
 def _progress(out: Path, ledger: Path):
@@ -342,6 +409,12 @@ def main() -> None:
                     help="BEN with its PIMC search on one thread and never cut by the clock, so that it plays the "
                          "same cards on the same deal (a replay then pairs the play too); written beside its stock "
                          "configuration as " + REPEATABLE_CONFIG)
+    ap.add_argument("--fresh-ben", action="store_true",
+                    help="each board in a match of its own, BEN's clients (and ours) started afresh for it: what "
+                         "BEN plays then depends on the board alone, not on the boards its processes played before")
+    ap.add_argument("--a-cmd", default=None, metavar="COMMAND",
+                    help="our robots started through this command ({host} {port} {seat} {team}), e.g. another "
+                         "checkout's seat for a baseline run")
     ap.add_argument("--quick", action="store_true", help="2 boards")
     args = ap.parse_args()
     if args.patch and not args.report_only:

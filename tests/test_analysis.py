@@ -517,3 +517,42 @@ def test_bens_clients_start_below_us_in_their_own_session_too(tmp_path):
     args, nice, group = out.stdout.splitlines()
     assert args == "127.0.0.1 2000 N BEN" and int(nice) == min(19, os.nice(0) + 7)  # (nice adds to ours)
     assert group == "none" or group.endswith(" nice 7"), group
+
+
+def test_a_fresh_ben_run_plays_each_board_in_a_match_of_its_own_and_resumes_without_playing_twice(tmp_path):
+    """``--fresh-ben``: real boards on loopback, the BEN seats a stand-in (our ``fast`` robot through BEN's launcher
+    name) and ours started through ``--a-cmd``. Each board gets its own folder and processes; both rooms land in
+    the run's store and its ledger; the same command again plays nothing, and another ``--a-cmd`` is refused."""
+    ben = tmp_path / "ben"
+    ben.mkdir()
+    (ben / "ben-seat").write_text(f"#!/bin/sh\nexec {sys.executable} -m squeeze.robot.cli seat --host $1 --port $2 "
+                                  "--seat $3 --team $4 --preset fast\n")
+    (ben / "ben-seat").chmod(0o755)
+    ours = (f"{sys.executable} -m squeeze.robot.cli seat --host {{host}} --port {{port}} --seat {{seat}} "
+            "--team {team} --explanations --preset fast")
+    ledger = tmp_path / "ledger.jsonl"
+    cmd = [sys.executable, str(ROOT / "bench" / "ben_match.py"), "--ben", str(ben), "--out", str(tmp_path / "out"),
+           "--quick", "--fresh-ben", "--a-cmd", ours, "--ledger", str(ledger)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "ben_match: 4/4 table boards finished" in r.stdout and "RESULT boards=2" in r.stdout
+    assert sorted(p.name for p in (tmp_path / "out" / "boards").iterdir()) == ["001", "002"]
+    sys.path.insert(0, str(ROOT / "bench"))
+    import ben_match
+    def finished():
+        store = ResultsStore(tmp_path / "out" / STORE_FILE, create=False)
+        try:
+            return {(row.board, row.room): (row.finished, row.record.players[Seat.NORTH]) for row in store.results()}
+        finally:
+            store.close()
+
+    first = finished()
+    assert sorted(first) == [(1, "Closed"), (1, "Open"), (2, "Closed"), (2, "Open")]
+    assert {who for _, who in first.values()} == {"Squeeze", "BEN"}
+    assert ben_match.export_ledger(tmp_path / "out", tmp_path / "again.jsonl") == 4
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "ben_match: 4/4 table boards finished" in again.stdout, again.stderr[-2000:]
+    assert finished() == first  # nothing played again, nothing counted twice
+    other = subprocess.run(cmd[:-4] + ["--a-cmd", ours.replace("fast", "default"), "--ledger", str(ledger)],
+                           capture_output=True, text=True, timeout=120)
+    assert other.returncode != 0 and "a_cmd" in other.stderr
