@@ -1712,3 +1712,18 @@ def test_the_balance_of_power_doubles_their_four_level_bid_though_short_in_it(bi
                          alternatives=False).rule_id == "pen.values_x.short"
     assert bidder.choose(Hand.parse("QT.K85.K82.KT976"), Auction.parse("P 1C 2S 3H 4S", "W"), Vul.BOTH,
                          alternatives=False).rule_id == "pen.values_x"
+
+
+def test_a_one_level_overcall_needs_the_suit_quality_test_not_two_top_honours(bidder):
+    # Seed 3's fresh boards against BEN: KJ962 with 10 HCP and A98652 with 11 passed over their 1H, and BEN's
+    # overcall in the other room took the auction. Length plus honours (ace to ten) of seven is the rule now.
+    assert_bids(bidder, [
+        ("KJ962.J4.K987.Q4", "P 1H", "1S"),     # 5 + K, J
+        ("A98652.AK2.95.T5", "P 1H", "1S"),     # 6 + A
+        ("KJ964.A987.T94.2", "1C P 1D", "1S"),  # the sandwich seat, partner passed
+        ("Q9875.KT32.Q.QJ4", "P 1D", "P"),      # 5 + Q: six, not seven
+        ("K8432.J52.AJ8.98", "P 1C", "P"),      # 5 + K: six
+        ("AQ875.K52.J8.982", "P 1C", "1S"),     # two top honours still do
+    ])
+    a = Auction.parse("P 1H", "N")
+    assert bidder.choose(Hand.parse("A98652.AK2.95.T5"), a, Vul.BOTH, alternatives=False).rule_id == "ovc.1level"
