@@ -342,6 +342,40 @@ def replay_pairing(records: Sequence[BoardRecord], base_records: Sequence[BoardR
     return out
 
 
+def auction_divergence(analyses: Sequence[BoardAnalysis], ours: str) -> list[dict]:
+    """Where the two rooms' auctions of a board first part. Up to that call they are the same, so the same seat
+    acts, held by us in one room and by the other team in the other: the two calls are two robots' answers to one
+    question. Boards are counted by the stage of the auction at that call (nobody has bid yet; only our side, or
+    only theirs, has bid; both) and by how the calls compare (we passed where the other robot bid, the higher of two
+    bids, ...), with our bidding IMPs on those boards, worst first. A robot that stays out of auctions the other
+    enters shows up as many boards of "their auction: we passed, they bid" and their IMPs."""
+    def kind(call) -> str:
+        return "passed" if call.is_pass else "bid" if call.is_bid else "doubled" if call.is_double else "redoubled"
+
+    rows: dict[tuple[str, str], dict] = {}
+    for a in analyses:
+        o, c = a.rooms["Open"].auction, a.rooms["Closed"].auction
+        if o is None or c is None:
+            continue
+        i = next((k for k, (x, y) in enumerate(zip(o.calls, c.calls)) if x != y), None)
+        if i is None:
+            continue
+        open_is_ours = a.rooms["Open"].players.get(o.seat_of(i)) == ours
+        mine, other = (o.calls[i], c.calls[i]) if open_is_ours else (c.calls[i], o.calls[i])
+        # calls before i by the acting side (an even distance back) and by the side across
+        side = {d % 2: any(x.is_bid for j, x in enumerate(o.calls[:i]) if (i - j) % 2 == d % 2) for d in (0, 1)}
+        stage = ("opening" if not (side[0] or side[1]) else "their auction" if not side[0] else
+                 "our auction" if not side[1] else "contested")
+        if mine.is_bid and other.is_bid:
+            how = "both bid, ours higher" if other < mine else "both bid, theirs higher"
+        else:
+            how = f"we {kind(mine)}, they {kind(other)}"
+        row = rows.setdefault((stage, how), {"stage": stage, "calls": how, "boards": 0, "bidding_imps": 0})
+        row["boards"] += 1
+        row["bidding_imps"] += a.bidding if a.teams["Open"]["NS"] == ours else -a.bidding
+    return sorted(rows.values(), key=lambda r: (r["bidding_imps"], -r["boards"], r["stage"], r["calls"]))
+
+
 def _tally(counts: dict[str, int]) -> str:
     """``{"BEN": 2, "Squeeze": 1}`` as "BEN 2, Squeeze 1" ("none" when empty)."""
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
@@ -530,6 +564,13 @@ def _markdown(figures: dict, analyses: Sequence[BoardAnalysis], ours: str, worst
     rows += [(f"level: {k}", lambda c, k=k: c["level"][k]) for k in cat[ours]["level"]]
     for name, get in rows:
         lines.append(f"| {name} | " + " | ".join(str(get(cat[t])) for t in figures["teams"]) + " |")
+    other = next((t for t in figures["teams"] if t != ours), "the other team")
+    lines += ["", "## Where the two rooms' auctions first part", "",
+              f"At the first call that differs, the same seat acts: {ours} in one room, {other} in the other (\"they\" "
+              f"below). Boards by the auction's stage and the two calls, with {ours}'s bidding IMPs on them.", "",
+              "| stage | calls | boards | bidding IMPs |", "|---|---|---:|---:|"]
+    lines += [f"| {r['stage']} | {r['calls']} | {r['boards']} | {r['bidding_imps']} |"
+              for r in figures.get("divergence", [])]
     inc = figures.get("incidents", [])
     lines += ["", f"## Incidents ({len(inc)})", ""]
     lines += [f"- board {i['board']} {i['room']}: {i['kind']}: {i['detail']}" for i in inc[:50]]
@@ -609,6 +650,7 @@ def write_report(folder: Path, *, ours: str, baseline: Optional[Path] = None, wo
             theirs = {a.board: sign * getattr(a, part) for a in base_analyses if getattr(a, part) is not None}
             figures["baseline"][part] = paired_difference(mine, theirs)
         figures["baseline"]["pairing"] = replay_pairing(records, base_records)
+    figures["divergence"] = auction_divergence(analyses, ours)
     (folder / "report.md").write_text(_markdown(figures, analyses, ours, worst), encoding="utf-8")
     (folder / "report.json").write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     _plot(analyses, ours, folder / "imps.png")

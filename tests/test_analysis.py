@@ -556,3 +556,23 @@ def test_a_fresh_ben_run_plays_each_board_in_a_match_of_its_own_and_resumes_with
     other = subprocess.run(cmd[:-4] + ["--a-cmd", ours.replace("fast", "default"), "--ledger", str(ledger)],
                            capture_output=True, text=True, timeout=120)
     assert other.returncode != 0 and "a_cmd" in other.stderr
+
+
+def test_the_report_says_where_the_two_rooms_auctions_first_part_and_whose_call_did_more(tmp_path):
+    """``auction_divergence``: a board whose rooms part at a call is counted once, by the auction's stage there and
+    by our call against the other robot's in the same seat; a board bid alike is not counted; IMPs are ours."""
+    from squeeze.robot.analysis import _records, analyse_match, auction_divergence, write_report
+
+    # board 1 (North deals): the same auction in both rooms. Board 2 (East deals): East opens 1S in both rooms;
+    # South (Squeeze in the open room, BEN in the closed) passes in the open room and overcalls 2H in the closed.
+    _ben_run(tmp_path / "run", {1: "1N P P P", 2: "1S P P P | 1S 2H P P P"})
+    analyses, _ = analyse_match(_records(tmp_path / "run"), ("Squeeze", "BEN"))
+    rows = auction_divergence(analyses, "Squeeze")
+    assert [(r["stage"], r["calls"], r["boards"]) for r in rows] == [("their auction", "we passed, they bid", 1)]
+    board2 = next(a for a in analyses if a.board == 2)
+    assert rows[0]["bidding_imps"] == board2.bidding  # Squeeze is N-S in the open room: the first team's IMPs
+    # seen from BEN's side, the same board is "we bid, they passed", with the opposite IMPs
+    theirs = auction_divergence(analyses, "BEN")
+    assert [(r["calls"], r["bidding_imps"]) for r in theirs] == [("we bid, they passed", -board2.bidding)]
+    write_report(tmp_path / "run", ours="Squeeze")
+    assert "| their auction | we passed, they bid | 1 |" in (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
