@@ -341,9 +341,14 @@ def play_fresh(args: argparse.Namespace, out: Path, ledger: Path, tm: dict, team
         done: dict[int, set[str]] = {}
         for row in store.results():
             done.setdefault(row.board, set()).add(row.room)
-        todo = [b for b in (only or range(1, args.boards + 1)) if done.get(b) != {"Open", "Closed"}]
-        print(f"ben_match: {2 * (len(only or range(args.boards)) - len(todo))}/{2 * len(only or range(args.boards))} "
-              "table boards finished", flush=True)
+        boards = only or list(range(1, args.boards + 1))
+
+        def progress() -> None:
+            n = sum(1 for b in boards if done.get(b) == {"Open", "Closed"})
+            print(f"ben_match: {2 * n}/{2 * len(boards)} table boards finished", flush=True)
+
+        todo = [b for b in boards if done.get(b) != {"Open", "Closed"}]
+        progress()
         for board in todo:
             part = out / "boards" / f"{board:03d}"
             part.mkdir(parents=True, exist_ok=True)
@@ -365,8 +370,7 @@ def play_fresh(args: argparse.Namespace, out: Path, ledger: Path, tm: dict, team
             # transaction), so a board is never counted twice
             store.commit_boards(MATCH_NAME, [r for r in rows if r[0] not in done.get(board, set())])
             done[board] = {r[0] for r in rows}
-            n = 2 * (len(only or range(args.boards)) - sum(1 for b in todo if done.get(b) != {"Open", "Closed"}))
-            print(f"ben_match: {n}/{2 * len(only or range(args.boards))} table boards finished", flush=True)
+            progress()
             export_ledger(out, ledger)
     finally:
         store.close()

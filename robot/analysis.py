@@ -310,6 +310,11 @@ def paired_by_override(records: Sequence[BoardRecord], swings: dict[int, int], b
             "not_overridden": paired_difference({b: x for b, x in swings.items() if b not in simulated}, baseline)}
 
 
+def _first_difference(xs: Sequence, ys: Sequence) -> Optional[int]:
+    """The first index where two sequences hold different items, as far as the shorter goes (``None``: none)."""
+    return next((k for k, (x, y) in enumerate(zip(xs, ys)) if x != y), None)
+
+
 def replay_pairing(records: Sequence[BoardRecord], base_records: Sequence[BoardRecord]) -> dict:
     """How far a replay repeats its baseline, table board by table board (the same board and room in both runs).
 
@@ -328,12 +333,13 @@ def replay_pairing(records: Sequence[BoardRecord], base_records: Sequence[BoardR
         calls = tuple(r.auction.calls) if r.auction else ()
         base_calls = tuple(b.auction.calls) if b.auction else ()
         if calls != base_calls:
-            i = next((k for k, (x, y) in enumerate(zip(calls, base_calls)) if x != y), min(len(calls), len(base_calls)))
+            i = _first_difference(calls, base_calls)
+            i = min(len(calls), len(base_calls)) if i is None else i
             who = r.players.get(r.auction.dealer.next(i), "?") if r.auction else "?"
             out["first_call"][who] = out["first_call"].get(who, 0) + 1
             continue
         out["same_auction"] += 1
-        j = next((k for k, (x, y) in enumerate(zip(r.play, b.play)) if x != y), None)
+        j = _first_difference(r.play, b.play)
         if j is None:
             out["same_play"] += 1
             continue
@@ -357,7 +363,7 @@ def auction_divergence(analyses: Sequence[BoardAnalysis], ours: str) -> list[dic
         o, c = a.rooms["Open"].auction, a.rooms["Closed"].auction
         if o is None or c is None:
             continue
-        i = next((k for k, (x, y) in enumerate(zip(o.calls, c.calls)) if x != y), None)
+        i = _first_difference(o.calls, c.calls)
         if i is None:
             continue
         open_is_ours = a.rooms["Open"].players.get(o.seat_of(i)) == ours
