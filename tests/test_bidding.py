@@ -1406,9 +1406,12 @@ def test_blackwood_on_our_own_suit_missing_its_queen_wants_every_ace(bidder):
 def test_a_weak_two_takes_two_of_the_top_five_honours_with_a_high_one(bidder):
     """Boards 57 and 105 of the fresh boards against BEN: QJ9852.J7.4.QT84 and AJ8742.98.32.532 passed as dealer;
     BEN opened 2S with both. Two of the top five honours make a weak-two suit when one of them is the ace, king or
-    queen; QT98xx (two honours, a queen and a ten) does not."""
+    queen; vulnerable, QT98xx (two honours, a queen and a ten) does not (not vulnerable any six-card suit does)."""
     assert_bids(bidder, [("QJ9852.J7.4.QT84", "", "2S"), ("AJ8742.98.32.532", "", "2S"),
-                         ("QT9852.J7.4.KT84", "", "P")])
+                         ("QT9852.J7.4.KT84", "", "2S")])
+    for hand, call in [("QJ9852.J7.4.QT84", "2S"), ("AJ8742.98.32.532", "2S"), ("QT9852.J7.4.KT84", "P")]:
+        assert bidder.choose(Hand.parse(hand), Auction.parse("", "N"), Vul.BOTH,
+                             alternatives=False).call == Call.parse(call), hand
 
 
 def test_an_overcall_of_a_preempt_is_raised_to_game_with_an_honour_doubleton_and_values(bidder):
@@ -1727,3 +1730,25 @@ def test_a_one_level_overcall_needs_the_suit_quality_test_not_two_top_honours(bi
     ])
     a = Auction.parse("P 1H", "N")
     assert bidder.choose(Hand.parse("A98652.AK2.95.T5"), a, Vul.BOTH, alternatives=False).rule_id == "ovc.1level"
+
+
+def test_rules_once_shadowed_by_an_earlier_rule_make_their_calls(bidder):
+    # bench/rule_shadows.py found both dead from the first wave on: the five-card major after opener's 2NT sat under
+    # the plain 3NT, the game jump over a preempt under the simple overcall.
+    assert_bids(bidder, [
+        ("AT643.T543.KJ9.A", "P 1C P 1S P 2N P", "3S"),   # five spades: opener chooses 3NT or 4S
+        ("AT64.T543.KJ9.A3", "P 1C P 1S P 2N P", "3N"),   # four: 3NT
+        ("AQJ874.K2.A3.K32", "2H", "4S"),                 # 17 HCP, AQJ874: game
+        ("AQJ874.K2.73.Q32", "2H", "2S"),                 # 12 HCP: the overcall
+        ("J98743.A2.A3.AK3", "2D", "2S"),                 # 16 HCP but one top honour in six: the overcall
+    ])
+
+
+def test_opener_reopens_with_three_of_their_suit_when_strong_and_weak_twos_not_vulnerable(bidder):
+    assert_bids(bidder, [
+        ("AJ74.A53.J.AK973", "1C P P 1H", "X"),           # 17 HCP, three hearts (board 74 of seed 3)
+        ("AJ74.Q53.J.AQ973", "1C P P 1H", "P"),           # 14: three hearts still stop it
+        ("8.KJ2.JT9642.T82", "", "2D"),                   # any six-card suit not vulnerable (board 137)
+    ])
+    vul = bidder.choose(Hand.parse("8.KJ2.JT9642.T82"), Auction.parse("", "N"), Vul.BOTH, alternatives=False)
+    assert vul.call == Call.parse("P")
