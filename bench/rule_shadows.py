@@ -11,7 +11,7 @@ held and never made its call is reported as shadowed; one that made it on under 
 held is listed as nearly so. A shadowed rule is not always a bug (a deliberate fallback behind a wider rule on the
 hands seen), so the report is for reading, not a test.
 
-    python bench/rule_shadows.py --deals 1500 --seed 11 [--rules FILE] [--hands 40] [--json OUT]
+    python bench/rule_shadows.py --deals 1500 --seed 11 [--rules FILE] [--hands 40] [--json OUT] [--quick]
 """
 
 from __future__ import annotations
@@ -150,7 +150,10 @@ def main() -> None:
     ap.add_argument("--min-held", type=int, default=5, help="report a rule only when its when held this often")
     ap.add_argument("--rare", type=float, default=0.02, help="also list rules that made the call under this share")
     ap.add_argument("--json", type=Path, help="write every rule's counts here")
+    ap.add_argument("--quick", action="store_true", help="100 deals, 20 hands per decision point")
     args = ap.parse_args()
+    if args.quick:
+        args.deals, args.hands = 100, 20
     system = load_rules(args.rules)
     bidder = Bidder(system)
     boards = [deal_of(args.seed, i) for i in range(args.deals)]
