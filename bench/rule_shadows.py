@@ -33,32 +33,11 @@ from rules import load_rules  # noqa: E402
 
 from squeeze.engine.auction import Auction  # noqa: E402
 from squeeze.engine.bidding import Bidder  # noqa: E402
-from squeeze.engine.bidding.features import features_into, hcp_and_lengths  # noqa: E402
-from squeeze.engine.bidding.interpreter import _GENERIC_GROUPS, _eval  # noqa: E402
+from squeeze.engine.bidding.features import features_into  # noqa: E402
+from squeeze.engine.bidding.interpreter import _GENERIC_GROUPS, _holds  # noqa: E402
 
 #: attempts at drawing one consistent hand per decision point before giving up on more
 _ATTEMPTS = 60
-
-
-def _holds(step, bits: int, base: dict, feats: list) -> bool:
-    """Whether one compiled candidate (a ``CallTest`` step) holds for the hand: the same shortcuts as the test."""
-    _call, code, bindings, hlo, hhi, lens, claim, rule = step
-    if code is None:
-        return True
-    hcp, c, d, h, s = hcp_and_lengths(bits)
-    if hcp < hlo or hcp > hhi:
-        return False
-    if lens is not None and not (lens[0] <= c <= lens[1] and lens[2] <= d <= lens[3]
-                                 and lens[4] <= h <= lens[5] and lens[6] <= s <= lens[7]):
-        return False
-    if claim >> hcp & 1:
-        return True
-    if not feats:
-        feats.append(features_into(base.copy(), bits))
-    env = feats[0]
-    if bindings:
-        env.update(bindings)
-    return bool(_eval(rule, code, env, "when"))
 
 
 def _behind_by_design(rule) -> bool:
@@ -116,30 +95,30 @@ def _point(bidder: Bidder, t: Tally, dealer, calls, vul, parity: int, real: int,
         if all(ct.first(b) == call for ct, call in own):
             sample.append(b)
     t.points += 1
-    steps = test.steps
+    cands = bidder.candidates(dealer, calls, vul, parity)
     for bits in sample:
         t.hands += 1
-        feats: list = []
+        env = features_into(test.base.copy(), bits)  # the interpreter's own test of a candidate, as in choose
         first = first_call = None
-        for st in steps:
-            rule = st[-1]
+        for c in cands:
+            rule = c.rule
             t.hands_at[rule.id] += 1
+            holds = rule.trivial_when or _holds(c, env)
             if _behind_by_design(rule):
-                if first is None and _holds(st, bits, test.base, feats):
-                    first, first_call = rule.id, st[0]
+                if first is None and holds:
+                    first, first_call = rule.id, c.call
                 continue
-            if not _holds(st, bits, test.base, feats):
+            if not holds:
                 continue
             t.held[rule.id] += 1
             if first is None:
-                first, first_call = rule.id, st[0]
+                first, first_call = rule.id, c.call
                 t.made[rule.id] += 1
             elif first != rule.id:
                 t.takers[rule.id][first] += 1
-                if first_call != st[0]:
+                if first_call != c.call:
                     t.other[rule.id] += 1
-                    t.example.setdefault(rule.id, " ".join(str(c) for c in calls) or "(opening)")
-
+                    t.example.setdefault(rule.id, " ".join(str(x) for x in calls) or "(opening)")
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
